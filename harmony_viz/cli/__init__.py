@@ -1,0 +1,67 @@
+"""The ``harmony-viz`` command line: one module per subcommand, wired here.
+
+Each subcommand module defines ``add_parser(subparsers)`` (registering its parser and
+setting ``func``) and a function ``run(args) -> int``. User errors raise ``CLIError`` and
+become one line on stderr with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from harmony_viz.cli._common import CLIError
+
+# Order is the order shown in --help.
+_SUBCOMMANDS = (
+    "render",
+    "parse",
+    "escape",
+    "leaks",
+    "lint",
+    "html",
+    "stats",
+    "demo",
+    "record",
+    "make_tiny_model",
+    "bench",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from harmony_viz import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="harmony-viz",
+        description="See inside OpenAI's Harmony format (gpt-oss token streams).",
+    )
+    parser.add_argument("--version", action="version", version=f"harmony-viz {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f"harmony_viz.cli._{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"harmony_viz.cli._{name}":
+                continue  # subcommand not built yet
+            raise
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except CLIError as exc:
+        print(f"harmony-viz {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130

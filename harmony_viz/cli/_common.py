@@ -1,0 +1,39 @@
+"""Helpers shared by the subcommands: reading input, writing output, user errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+class CLIError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+def read_input(path: str) -> str:
+    """Text of ``path``, or of standard input when ``path`` is ``-``."""
+    if path == "-":
+        return sys.stdin.read()
+    p = Path(path)
+    if not p.exists():
+        raise CLIError(f"{path}: no such file")
+    if p.is_dir():
+        raise CLIError(f"{path}: is a folder, expected a file")
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CLIError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def write_text(text: str) -> None:
+    """Write exactly ``text`` to stdout (no added newline)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def write_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False))
+    sys.stdout.write("\n")
+    sys.stdout.flush()

@@ -1,0 +1,133 @@
+"""What the scanner emits: small immutable events, each with the span that caused it.
+
+Spans (``start``, ``end``) count in the scanner's input unit: token indices when it is fed
+token ids, character offsets when it is fed text. ``message`` is the index of the message
+the event belongs to (0-based, in stream order), or -1 outside any message.
+
+Content deltas are NamedTuples because there is one per fed token on the hot path; the
+rarer events are frozen slotted dataclasses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple, Union
+
+Severity = Literal["error", "warning", "info"]
+
+# What a piece of content is, from a reader's point of view. The same words are used by
+# the projections, the stats frames and the widget's colours.
+ContentKind = Literal["reasoning", "preamble", "final", "tool_call", "tool_result", "other"]
+CONTENT_KINDS: tuple[str, ...] = ("reasoning", "preamble", "final", "tool_call", "tool_result", "other")
+
+# How a message ended: its stop token, a new <|start|> that implied the end, or end of stream.
+Terminator = Literal["<|end|>", "<|call|>", "<|return|>", "<|start|>", "eos"]
+
+
+@dataclass(frozen=True, slots=True)
+class MessageStart:
+    """A header was read: the message's fields as written (absent fields are None)."""
+
+    message: int
+    role: str
+    name: str | None
+    recipient: str | None
+    channel: str | None
+    content_type: str | None
+    kind: ContentKind
+    start: int
+    end: int
+
+
+class ContentDelta(NamedTuple):
+    """Text added to the body of message ``message``."""
+
+    message: int
+    kind: ContentKind
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStart:
+    """A message addressed to a tool began. ``name`` drops ``functions.``; builtins keep their namespace."""
+
+    message: int
+    call_id: str
+    name: str
+    namespace: str | None
+    recipient: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEnd:
+    """A tool call's body is complete.
+
+    ``arguments`` is the raw body verbatim; ``parsed`` the arguments as parsed (repaired
+    where needed) or None when nothing could be recovered; ``error`` says what was wrong
+    with the raw JSON, None when it parsed strictly.
+    """
+
+    message: int
+    call_id: str
+    name: str
+    arguments: str
+    parsed: Any
+    error: str | None
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class MessageEnd:
+    """A message ended, and how."""
+
+    message: int
+    terminator: Terminator
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """Something wrong or notable in the stream, with a stable ``code``."""
+
+    code: str
+    severity: Severity
+    message: str
+    start: int
+    end: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "severity": self.severity, "message": self.message, "start": self.start, "end": self.end}
+
+
+Event = Union[MessageStart, ContentDelta, ToolCallStart, ToolCallEnd, MessageEnd, Diagnostic]
+
+
+ScanState = Literal["outside", "header", "body"]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The scanner's state after a feed; O(1) to take (no copies of the stream).
+
+    ``message`` is the index of the current (open) message, -1 when outside one;
+    ``position`` is how much input has been consumed (tokens or characters).
+    """
+
+    state: ScanState
+    pending_header: str
+    held_back: str
+    message: int
+    role: str | None
+    name: str | None
+    recipient: str | None
+    channel: str | None
+    content_type: str | None
+    messages: int
+    diagnostics: int
+    position: int

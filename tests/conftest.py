@@ -1,0 +1,50 @@
+"""Shared fixtures. Fixtures build on each other: encoding → tokens → scanner output → trace → widget."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+# One place for the property-test budget: HYPOTHESIS_PROFILE=thorough locally for more.
+settings.register_profile("default", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+if "TIKTOKEN_ENCODINGS_BASE" not in os.environ and (SHARED / "vocab" / "o200k_base.tiktoken").is_file():
+    os.environ["TIKTOKEN_ENCODINGS_BASE"] = str(SHARED / "vocab")
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The read-only ../shared folder (corpus, seeds, vocab)."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared is not beside the checkout")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def corpus_dir(shared_dir: Path) -> Path:
+    """The real gpt-oss transcripts in ../shared/corpus."""
+    return shared_dir / "corpus"
+
+
+@pytest.fixture(scope="session")
+def enc():
+    """The o200k_harmony encoding, loaded once."""
+    from harmony_viz.tokens import encoding
+
+    return encoding()
+
+
+@pytest.fixture(scope="session")
+def reference_encoding():
+    """openai-harmony's encoding, the oracle for differential tests."""
+    import openai_harmony
+
+    return openai_harmony.load_harmony_encoding(openai_harmony.HarmonyEncodingName.HARMONY_GPT_OSS)
