@@ -1,15 +1,10 @@
-// Placeholder until the replay widget lands: shows that the bundle loads.
+// anywidget entry point: the replay widget inside Jupyter.
 import "./widget.css";
+import { ReplayView, type ModelLike } from "./src/view";
 
-interface Model {
-  get(name: string): unknown;
-}
-
-function render({ model, el }: { model: Model; el: HTMLElement }): void {
-  const div = document.createElement("div");
-  div.className = "hv-root";
-  div.textContent = "harmony_viz";
-  el.appendChild(div);
+function render({ model, el }: { model: ModelLike; el: HTMLElement }): () => void {
+  const view = new ReplayView(model, el);
+  return () => view.destroy();
 }
 
 export default { render };

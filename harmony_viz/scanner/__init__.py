@@ -15,6 +15,8 @@ from harmony_viz.scanner._events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from harmony_viz.scanner._result import ParsedMessage, ScanResult, assemble, event_to_json, scan
+from harmony_viz.scanner._scanner import Scanner
 
 __all__ = [
     "CONTENT_KINDS",
@@ -24,10 +26,16 @@ __all__ = [
     "Event",
     "MessageEnd",
     "MessageStart",
+    "ParsedMessage",
+    "ScanResult",
     "ScanState",
+    "Scanner",
     "Severity",
     "Snapshot",
     "Terminator",
     "ToolCallEnd",
     "ToolCallStart",
+    "assemble",
+    "event_to_json",
+    "scan",
 ]

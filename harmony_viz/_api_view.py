@@ -1,0 +1,73 @@
+"""The API view for the replay: what a server would return as of a step, when projections exist."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harmony_viz.trace import Trace
+
+_UNAVAILABLE = "API view needs harmony_viz.projections, which is not available in this install"
+
+# (label, legacy_vllm): the correct server and vLLM before its preamble fix, side by side
+_FLAVOURS = ((False, ""), (True, " (legacy vLLM)"))
+
+
+class ApiViews:
+    """Chat Completions / Responses objects of a trace as of any step, computed incrementally.
+
+    Moving forward folds in only the new steps; moving back starts again from step 0.
+    """
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self._projectors: list[Any] | None = None
+        self._at = -1
+        try:
+            from harmony_viz.projections import Projector
+        except ImportError:
+            self._cls = None
+        else:
+            self._cls = Projector
+
+    def _reset(self) -> None:
+        self._projectors = [self._cls(legacy_vllm=legacy) for legacy, _ in _FLAVOURS]  # type: ignore[misc]
+        self._at = -1
+
+    def at(self, step: int) -> dict[str, Any]:
+        """``{"step": k, "views": {name: object}}``, or ``{"unavailable": why}``, or with ``"error"``."""
+        if self._cls is None:
+            return {"unavailable": _UNAVAILABLE}
+        try:
+            if self._projectors is None or step < self._at:
+                self._reset()
+            assert self._projectors is not None
+            last = self.trace.n_steps - 1
+            for k in range(self._at + 1, step + 1):
+                for p in self._projectors:
+                    p.add(self.trace.steps[k].events)
+                    if k == last:
+                        p.finish()
+            self._at = max(self._at, step)
+            views: dict[str, Any] = {}
+            for p, (_, label) in zip(self._projectors, _FLAVOURS):
+                views["chat" + label] = p.chat()
+                views["responses" + label] = p.response()
+            return {"step": step, "views": views}
+        except Exception as exc:  # a projection bug must not take the replay down with it
+            self._projectors = None
+            return {"step": step, "views": {}, "error": f"projection failed at step {step}: {type(exc).__name__}: {exc}"}
+
+    def boundaries(self, limit: int = 200) -> list[tuple[int, dict[str, Any]]]:
+        """Views at the steps where a message started or ended (and the last step), at most ``limit``."""
+        if self._cls is None:
+            return [(0, {"unavailable": _UNAVAILABLE})]
+        from harmony_viz.scanner._events import MessageEnd, MessageStart
+
+        steps = [s.index for s in self.trace.steps if any(isinstance(e, (MessageStart, MessageEnd)) for e in s.events)]
+        steps = sorted({0, *steps, self.trace.n_steps - 1})
+        if len(steps) > limit:
+            stride = len(steps) / (limit - 1)
+            steps = sorted({steps[int(i * stride)] for i in range(limit - 1)} | {steps[-1]})
+        self._projectors = None
+        return [(k, self.at(k)) for k in steps]

@@ -1,0 +1,274 @@
+"""plotly figures of where gpt-oss output goes, built from the frames in :mod:`harmony_viz.stats`.
+
+Each function returns a ``plotly.graph_objects.Figure`` that you can restyle
+(``fig.update_layout(...)``, ``fig.update_traces(...)``) before showing or saving it.
+Colours are the Okabe–Ito palette, which stays distinct for colour-blind readers.
+
+>>> from harmony_viz.stats import analyze_runs, runs_frame
+>>> from harmony_viz.charts import reasoning_share_by
+>>> fig = reasoning_share_by(runs_frame(analyze_runs("findings-rag.json")), by="source")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harmony_viz.runs import Run, RunUsage
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import plotly.graph_objects as go
+
+__all__ = [
+    "KIND_COLOURS",
+    "diagnostics_by_code",
+    "reasoning_share_by",
+    "reasoning_vs_final",
+    "save_report",
+    "token_shares",
+    "tokens_per_second",
+]
+
+# Output kinds in stacking order (the model's thinking first, its answer last).
+STACK_KINDS = ("reasoning", "preamble", "tool_call", "final", "other")
+KIND_COLOURS = {
+    "reasoning": "#0072B2",
+    "preamble": "#E69F00",
+    "tool_call": "#009E73",
+    "final": "#CC79A7",
+    "tool_result": "#56B4E9",
+    "other": "#999999",
+}
+SEVERITY_COLOURS = {"error": "#D55E00", "warning": "#E69F00", "info": "#56B4E9"}
+
+
+def token_shares(runs: pd.DataFrame, *, unit: str = "tokens") -> go.Figure:
+    """Stacked bars, one per run: the share of its output in each kind (bars reach 1).
+
+    ``runs`` is :func:`harmony_viz.stats.runs_frame`; ``unit`` is ``"tokens"`` or ``"chars"``.
+    Runs with no output are left out (there is nothing to divide).
+    """
+    import plotly.graph_objects as go
+
+    _need_unit(unit)
+    total = runs[[f"{k}_{unit}" for k in STACK_KINDS]].sum(axis=1)
+    kept = runs[total > 0]
+    total = total[total > 0]
+    fig = go.Figure()
+    for kind in STACK_KINDS:
+        share = kept[f"{kind}_{unit}"] / total
+        fig.add_trace(
+            go.Bar(
+                name=kind,
+                x=kept["run"],
+                y=share,
+                marker_color=KIND_COLOURS[kind],
+                customdata=kept[f"{kind}_{unit}"],
+                hovertemplate=f"%{{x}}<br>{kind}: %{{y:.1%}} (%{{customdata}} {unit})<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        barmode="stack",
+        title=f"Share of output {unit} by kind, per run ({len(kept)} runs)",
+        xaxis_title="run",
+        yaxis=dict(title=f"share of output {unit}", tickformat=".0%", range=[0, 1]),
+        legend_title="kind",
+    )
+    return fig
+
+
+def reasoning_share_by(runs: pd.DataFrame, by: str = "reasoning_effort", *, unit: str = "tokens", violin: bool = False) -> go.Figure:
+    """Reasoning share per run, one box (or violin) per value of ``by`` (effort, source, ``cot``…).
+
+    Runs whose share is undefined (no reasoning, preamble, tool-call or final output) are left out.
+    """
+    import plotly.graph_objects as go
+
+    _need_unit(unit)
+    column = "reasoning_share" if unit == "tokens" else "reasoning_share_chars"
+    if by not in runs.columns:
+        known = ", ".join(c for c in ("reasoning_effort", "source", "model", "cot") if c in runs.columns)
+        raise KeyError(f"the runs frame has no column {by!r}; group by one of: {known}")
+    data = runs[runs[column].notna()]
+    groups = data[by].astype("object").where(data[by].notna(), "unknown").astype(str)
+    order = _group_order(groups.unique().tolist())
+    fig = go.Figure()
+    for value in order:
+        rows = data[groups == value]
+        common = dict(name=value, y=rows[column], text=rows["run"], hovertemplate="%{text}: %{y:.2f}<extra></extra>")
+        if violin:
+            fig.add_trace(go.Violin(**common, box_visible=True, points="all", meanline_visible=True))
+        else:
+            fig.add_trace(go.Box(**common, boxpoints="all", jitter=0.4, pointpos=0))
+    fig.update_layout(
+        title=f"Reasoning share of output {unit} by {by}",
+        xaxis=dict(title=by, type="category"),
+        yaxis=dict(title=f"reasoning / (reasoning + preamble + tool call + final), {unit}", tickformat=".0%", range=[0, 1.02]),
+        showlegend=False,
+    )
+    return fig
+
+
+def reasoning_vs_final(runs: pd.DataFrame, *, colour_by: str = "source", unit: str = "tokens") -> go.Figure:
+    """Scatter of reasoning against final output per run, both axes logarithmic, one trace per ``colour_by``.
+
+    WARNING: a log axis cannot show 0, so runs with no reasoning or no final output are
+    left out; the title says how many.
+    """
+    import plotly.graph_objects as go
+
+    _need_unit(unit)
+    x, y = f"final_{unit}", f"reasoning_{unit}"
+    data = runs[(runs[x] > 0) & (runs[y] > 0)]
+    dropped = len(runs) - len(data)
+    groups = data[colour_by].astype("object").where(data[colour_by].notna(), "unknown").astype(str) if colour_by in data else None
+    fig = go.Figure()
+    for value in _group_order(groups.unique().tolist()) if groups is not None else [None]:
+        rows = data if value is None else data[groups == value]
+        fig.add_trace(
+            go.Scatter(
+                name=value or "runs",
+                x=rows[x],
+                y=rows[y],
+                mode="markers",
+                text=rows["run"],
+                hovertemplate="%{text}<br>final %{x}, reasoning %{y}<extra></extra>",
+            )
+        )
+    note = f" ({dropped} runs with a zero left out)" if dropped else ""
+    fig.update_layout(
+        title=f"Reasoning vs final {unit} per run{note}",
+        xaxis=dict(title=f"final {unit}", type="log"),
+        yaxis=dict(title=f"reasoning {unit}", type="log"),
+        legend_title=colour_by,
+    )
+    return fig
+
+
+def tokens_per_second(runs: Sequence[Run | RunUsage], *, window: int = 16) -> go.Figure:
+    """Generation speed over each run that has ``token_times``: tokens/s over a sliding window, one line per run.
+
+    The speed at token *i* is ``window`` tokens over the time they took, so a single slow
+    token does not spike the line. Raises ValueError when no run has times (record runs
+    with ``harmony-viz record``; transcripts copied from logs have none).
+    """
+    import plotly.graph_objects as go
+
+    if window < 1:
+        raise ValueError(f"window={window}: needs at least 1 token")
+    timed = [r for r in (u.run if isinstance(u, RunUsage) else u for u in runs) if r.token_times and len(r.token_times) > 1]
+    if not timed:
+        raise ValueError(
+            "no run has token_times (one timestamp per completion token); record runs with "
+            "`harmony-viz record` or add token_times to the run file"
+        )
+    fig = go.Figure()
+    for run in timed:
+        times = run.token_times
+        xs, ys = [], []
+        for i in range(1, len(times)):
+            j = max(0, i - window)
+            dt = times[i] - times[j]
+            if dt > 0:
+                xs.append(times[i])
+                ys.append((i - j) / dt)
+        fig.add_trace(go.Scatter(name=run.id, x=xs, y=ys, mode="lines", hovertemplate="%{x:.2f} s: %{y:.1f} tok/s<extra></extra>"))
+    fig.update_layout(
+        title=f"Tokens per second over each run (window {window} tokens)",
+        xaxis=dict(title="seconds since the request", type="linear"),
+        yaxis=dict(title="tokens / s", type="linear", rangemode="tozero"),
+        legend_title="run",
+    )
+    return fig
+
+
+def diagnostics_by_code(diagnostics: pd.DataFrame) -> go.Figure:
+    """Horizontal bars: how many diagnostics of each code, stacked by severity, most frequent on top.
+
+    ``diagnostics`` is :func:`harmony_viz.stats.diagnostics_frame`.
+    """
+    import plotly.graph_objects as go
+
+    counts = diagnostics.groupby(["code", "severity"]).size().unstack(fill_value=0)
+    order = counts.sum(axis=1).sort_values(ascending=True).index.tolist()
+    fig = go.Figure()
+    for severity in ("error", "warning", "info"):
+        if severity in counts.columns:
+            fig.add_trace(
+                go.Bar(name=severity, y=order, x=counts.loc[order, severity], orientation="h", marker_color=SEVERITY_COLOURS[severity])
+            )
+    runs = diagnostics["run"].nunique()
+    fig.update_layout(
+        barmode="stack",
+        title=f"Diagnostics by code ({len(diagnostics)} in {runs} runs)",
+        xaxis=dict(title="count", type="linear"),
+        yaxis=dict(title="code", type="category"),
+        legend_title="severity",
+        height=max(300, 60 + 28 * len(order)),
+    )
+    return fig
+
+
+def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats", progress: bool | None = None) -> Path:
+    """Write one self-contained HTML page of every chart that applies, plus a table of the runs.
+
+    plotly.js is inlined once (no network needed to open the page). ``runs`` is anything
+    :func:`harmony_viz.stats.analyze_runs` accepts.
+    """
+    from harmony_viz.stats import analyze_runs, diagnostics_frame, runs_frame
+
+    usages = analyze_runs(runs, progress=progress)
+    frame = runs_frame(usages)
+    figures: list[go.Figure] = []
+    if not frame.empty:
+        figures.append(token_shares(frame))
+        by = "reasoning_effort" if frame["reasoning_effort"].nunique() > 1 else "source"
+        figures.append(reasoning_share_by(frame, by=by))
+        figures.append(reasoning_vs_final(frame))
+    if any(u.run.token_times for u in usages):
+        figures.append(tokens_per_second(usages))
+    diags = diagnostics_frame(usages)
+    if not diags.empty:
+        figures.append(diagnostics_by_code(diags))
+
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title>",
+        "<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}"
+        "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px}</style>",
+        "</head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f"<p>{len(usages)} runs, {int(frame['output_tokens'].sum()) if not frame.empty else 0} output tokens, "
+        f"{len(diags)} diagnostics.</p>",
+    ]
+    for i, fig in enumerate(figures):
+        parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0), config={"responsive": True}))
+    if not frame.empty:
+        columns = [c for c in _TABLE_COLUMNS if c in frame.columns]
+        parts.append("<h2>Runs</h2>")
+        parts.append(frame[columns].to_html(index=False, escape=True, na_rep="", float_format=lambda v: f"{v:.3f}"))
+    parts.append("</body></html>")
+    path = Path(path)
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path
+
+
+_TABLE_COLUMNS = (
+    "run", "source", "reasoning_effort", "output_tokens", "reasoning_tokens", "preamble_tokens", "tool_call_tokens",
+    "final_tokens", "reasoning_share", "reasoning_share_chars", "diagnostics", "diagnostic_codes",
+)  # fmt: skip
+
+
+def _need_unit(unit: str) -> None:
+    if unit not in ("tokens", "chars"):
+        raise ValueError(f"unit={unit!r}: use 'tokens' or 'chars'")
+
+
+def _group_order(values: list[str]) -> list[str]:
+    """Efforts in their natural order, anything else alphabetically, 'unknown' last."""
+    rank = {"low": 0, "medium": 1, "high": 2}
+    return sorted(values, key=lambda v: (v == "unknown", rank.get(v, 3), v))

@@ -1,0 +1,88 @@
+"""``harmony-viz demo``: a replay page of one bundled real transcript and a stats report of all bundled runs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from harmony_viz.cli._common import CLIError
+
+# The transcript the replay page shows: a real tool-calling conversation (analysis,
+# three get_weather calls, their results, a final table) from the bundled sample.
+REPLAY_SAMPLE = "tool_calling/cities_3_cot_true_trial-1.md"
+
+_EXAMPLES = """\
+examples:
+  harmony-viz demo -o demo.html        writes demo.html (replay) and demo-stats.html (charts)
+  harmony-viz demo -o demo/            writes demo/replay.html and demo/stats.html
+"""
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "demo",
+        help="write a replay page and a stats report of the bundled real gpt-oss runs",
+        description="Write two self-contained HTML pages from the sample of real gpt-oss runs shipped "
+        "with the package (see harmony_viz/data/PROVENANCE.md): a replay of one tool-calling "
+        "transcript, and charts of where the output tokens of all bundled runs go.",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("-o", "--output", default="demo.html", metavar="FILE_OR_DIR", help="an .html file name, or a folder (default: demo.html)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def demo_paths(output: str) -> tuple[Path, Path]:
+    """(replay page, stats report) for ``-o``: ``x.html`` → x.html and x-stats.html; a folder → replay.html and stats.html."""
+    out = Path(output)
+    if out.suffix.lower() in (".html", ".htm"):
+        if out.is_dir():
+            raise CLIError(f"{output}: is a folder; give a new file name or the folder without .html")
+        return out, out.with_name(f"{out.stem}-stats.html")
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"{output}: exists and is not a folder; give a name ending in .html or a folder")
+    return out / "replay.html", out / "stats.html"
+
+
+def run(args: argparse.Namespace) -> int:
+    from harmony_viz.charts import save_report
+    from harmony_viz.data import sample_paths
+
+    replay, report = demo_paths(args.output)
+    try:
+        replay.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CLIError(f"{replay.parent}: cannot create the folder ({exc.strerror})") from None
+    written = []
+    if write_replay(replay):
+        written.append(replay)
+    save_report(sample_paths(), report, title="harmony-viz demo: bundled real gpt-oss runs", progress=False if args.no_progress else None)
+    written.append(report)
+    for path in written:
+        print(path)
+    print(f"open {written[0]} in a browser; the pages work offline", file=sys.stderr)
+    return 0
+
+
+def replay_source() -> str:
+    """The Harmony text of the replayed transcript: the last turn of the bundled trial (the whole conversation)."""
+    from harmony_viz.data import sample_path
+    from harmony_viz.runs import load_file
+    from harmony_viz.tokens import encoding
+
+    last = load_file(sample_path(REPLAY_SAMPLE))[-1]
+    return encoding().decode([*last.prompt_token_ids, *last.completion_token_ids])
+
+
+def write_replay(path: Path) -> bool:
+    """Write the replay page with the widget's HTML export; False (and a note) when this build has none."""
+    try:
+        from harmony_viz import html as replay_html
+    except ImportError:
+        print("harmony-viz demo: this build has no replay page (harmony_viz.html is missing); writing the stats report only", file=sys.stderr)
+        return False
+    replay_html.save_html(replay_source(), path)
+    return True

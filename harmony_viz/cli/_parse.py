@@ -1,0 +1,104 @@
+"""``harmony-viz parse``: scan a Harmony stream (text or token ids) and print what it holds."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from harmony_viz.cli._common import CLIError, read_input, write_json
+
+OUTPUTS = ("messages", "events", "chat", "chat-stream", "responses", "responses-stream")
+
+_EXAMPLES = """\
+examples:
+  harmony-viz parse transcript.txt
+  harmony-viz parse completion.txt --role assistant --output events
+  echo '[200006, 173781, 200005, 17196, 200008, 12194, 200002]' | harmony-viz parse -
+  harmony-viz parse tokens.json --chunk-seed 7      # same result, fed in random chunks
+"""
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "parse",
+        help="scan a Harmony stream into messages, events and diagnostics",
+        description="Scan a Harmony stream. Input: a JSON array of token ids, or Harmony text with control tokens spelled <|...|>.",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
+    p.add_argument("--role", choices=("assistant",), default=None, help="the stream is a completion that follows a prompt ending in <|start|>assistant")
+    p.add_argument("--output", choices=OUTPUTS, default="messages", help="messages (one JSON object, default), events (one JSON object a line), or an API projection")
+    p.add_argument("--chunk-seed", type=int, default=None, metavar="N", help="feed the input in random-size chunks drawn from seed N (the result must not change)")
+    p.add_argument("--legacy-vllm", action="store_true", help="projections only: reproduce vLLM's older shape (preambles hidden as reasoning)")
+    p.add_argument("--strict", action="store_true", help="exit 1 when any error diagnostic is found")
+    p.set_defaults(func=run)
+
+
+def parse_source(text: str, origin: str) -> str | list[int]:
+    """A JSON array of ints is token ids; anything else is Harmony text."""
+    stripped = text.strip()
+    if stripped.startswith("[") and stripped.endswith("]"):
+        try:
+            value = json.loads(stripped)
+        except ValueError:
+            return text
+        if isinstance(value, list):
+            from harmony_viz.tokens import N_VOCAB
+
+            for i, tid in enumerate(value):
+                if type(tid) is not int:
+                    raise CLIError(f"{origin}: item {i} of the JSON array is {tid!r}, not a token id; give a JSON array of ints, or Harmony text")
+                if not 0 <= tid < N_VOCAB:
+                    raise CLIError(f"{origin}: token id {tid} (item {i}) is outside the o200k_harmony vocabulary 0..{N_VOCAB - 1}")
+            return value
+    return text
+
+
+def chunks(source: str | Sequence[int], seed: int | None) -> list[str | Sequence[int]]:
+    """The input whole, or split at random places (characters for text, runs for ids)."""
+    if seed is None:
+        return [source]
+    rng = random.Random(seed)
+    out: list[str | Sequence[int]] = []
+    i = 0
+    while i < len(source):
+        n = rng.randint(1, 16)
+        out.append(source[i : i + n])
+        i += n
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from harmony_viz.scanner import Scanner, assemble, event_to_json
+
+    origin = "standard input" if args.file == "-" else args.file
+    source = parse_source(read_input(args.file), origin)
+    scanner = Scanner(role=args.role)
+    steps = [scanner.feed(chunk) for chunk in chunks(source, args.chunk_seed)]
+    steps.append(scanner.flush())
+    events = [ev for step in steps for ev in step]
+    result = assemble(events)
+
+    if args.output == "messages":
+        write_json(result.to_json())
+    elif args.output == "events":
+        for ev in events:
+            write_json(event_to_json(ev))
+    else:
+        try:
+            from harmony_viz.projections import project_for_cli
+        except ImportError:
+            raise CLIError(f"--output {args.output} needs harmony_viz.projections, which is not built yet; use --output messages or events") from None
+        projected = project_for_cli(args.output, steps, legacy_vllm=args.legacy_vllm)
+        if args.output.endswith("-stream"):
+            for item in projected:
+                write_json(item)
+        else:
+            write_json(projected)
+    if args.strict and any(d.severity == "error" for d in result.diagnostics):
+        return 1
+    return 0

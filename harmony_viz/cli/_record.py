@@ -1,0 +1,106 @@
+"""``harmony-viz record``: record gpt-oss runs with transformers into a JSONL run file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+
+from harmony_viz.cli._common import CLIError, read_input
+
+EPILOG = """examples:
+  harmony-viz record --model openai/gpt-oss-20b --prompt "What is 17 * 23?" --tools demo --out runs.jsonl
+  harmony-viz record --model tiny-gpt-oss --prompts prompts.txt --effort low,medium,high --out runs.jsonl
+  harmony-viz stats runs.jsonl
+
+--prompts FILE holds one prompt a line (blank lines and lines starting with # skipped);
+a line that is a JSON string, or a JSON object with "prompt", may hold newlines. - reads stdin.
+"""
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "record",
+        help="record gpt-oss runs with transformers (tool calls answered) into a JSONL run file",
+        description="Run gpt-oss through Hugging Face transformers on prompts rendered by our renderer, "
+        "answer its tool calls, and append each finished run to a JSONL run file.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--model", required=True, metavar="ID|PATH", help="hub id (openai/gpt-oss-20b) or local checkpoint folder")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--prompt", metavar="TEXT", help="one prompt")
+    src.add_argument("--prompts", metavar="FILE", help="prompts, one a line (- for stdin)")
+    p.add_argument("--effort", default="medium", metavar="LIST", help="reasoning efforts, comma separated (default medium)")
+    p.add_argument("--max-new-tokens", type=int, default=2048, metavar="N", help="model tokens per run, all turns (default 2048)")
+    p.add_argument("--max-turns", type=int, default=8, metavar="N", help="generation segments per run (default 8)")
+    p.add_argument("--tools", choices=("demo", "none"), default="none", help="tools the model may call (default none)")
+    p.add_argument("--instructions", metavar="TEXT", help="developer instructions")
+    p.add_argument("--temperature", type=float, default=1.0, help="0 for greedy (default 1.0)")
+    p.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling (default 1.0)")
+    p.add_argument("--top-logprobs", type=int, default=0, metavar="K", help="keep log-probs and the top K alternatives (default 0: none)")
+    p.add_argument("--seed", type=int, help="seed for sampling")
+    p.add_argument("--device", default="auto", help="auto (default), cpu, cuda or cuda:N")
+    p.add_argument("--dtype", default="auto", help="auto (default), bfloat16, float16 or float32")
+    p.add_argument("--out", required=True, metavar="RUNS.jsonl", help="run file; runs are appended as they end")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def read_prompts(path: str) -> list[str]:
+    """Prompts from a file: one a line; JSON strings or {"prompt": …} objects allowed."""
+    prompts = []
+    for number, line in enumerate(read_input(path).splitlines(), 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        if text[0] in "\"{":
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise CLIError(f"{path} line {number}: looks like JSON but is not ({exc.msg}); write the prompt as plain text") from None
+            if isinstance(value, dict):
+                value = value.get("prompt")
+            if not isinstance(value, str):
+                raise CLIError(f"{path} line {number}: a JSON line must be a string or an object with a \"prompt\" string")
+            text = value
+        prompts.append(text)
+    if not prompts:
+        raise CLIError(f"{path}: no prompts found; write one prompt a line")
+    return prompts
+
+
+def run(args: argparse.Namespace) -> int:
+    from harmony_viz.record import MissingExtraError, ModelLoadError, load_model, record_batch
+
+    prompts = [args.prompt] if args.prompt is not None else read_prompts(args.prompts)
+    efforts = [e.strip() for e in args.effort.split(",") if e.strip()]
+    if not efforts:
+        raise CLIError("--effort is empty; give low, medium, high or a comma-separated list")
+    for name in ("max_new_tokens", "max_turns"):
+        if getattr(args, name) < 1:
+            raise CLIError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    try:
+        loaded = load_model(args.model, device=args.device, dtype=args.dtype)
+        runs = record_batch(
+            loaded,
+            prompts,
+            efforts=efforts,
+            out=args.out,
+            progress=not args.no_progress,
+            tools=args.tools,
+            instructions=args.instructions,
+            max_new_tokens=args.max_new_tokens,
+            max_turns=args.max_turns,
+            temperature=args.temperature,
+            top_p=args.top_p,
+            top_logprobs=args.top_logprobs,
+            seed=args.seed,
+        )
+    except (MissingExtraError, ModelLoadError, ValueError) as exc:
+        raise CLIError(str(exc)) from None
+    stops = Counter(r.metadata.extra["stop_reason"] for r in runs)
+    summary = ", ".join(f"{n} {reason}" for reason, n in sorted(stops.items()))
+    print(f"recorded {len(runs)} run(s) to {args.out} ({summary}); next: harmony-viz stats {args.out}", file=sys.stderr)
+    return 0

@@ -1,0 +1,107 @@
+"""``harmony-viz stats``: where the output tokens of runs go (reasoning, preamble, tool calls, final)."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+from harmony_viz.cli._common import CLIError, write_json, write_text
+
+_EXAMPLES = """\
+examples:
+  harmony-viz stats findings-rag.json                 a table, one line per run
+  harmony-viz stats runs.jsonl --json                 one JSON object per run, in input order
+  harmony-viz stats a.json b.jsonl --csv runs.csv --html report.html
+"""
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "stats",
+        help="token and reasoning shares of runs (table, JSON, CSV, HTML report)",
+        description="Scan run files and count each run's output tokens by kind: reasoning, preamble, "
+        "tool call, final. Files: our JSONL, Kaggle findings JSON, prompt/completion JSON, "
+        "token-id JSON, Markdown trial transcripts, Harmony text; - reads stdin.",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="run files, read in the order given")
+    p.add_argument("--json", action="store_true", help="print a JSON list, one object per run, instead of the table")
+    p.add_argument("--csv", metavar="OUT", help="write the runs frame as CSV to OUT (- for stdout)")
+    p.add_argument("--html", metavar="REPORT", help="write a self-contained HTML page of the charts to REPORT")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (it shows only on a terminal anyway)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from harmony_viz.runs import load_runs
+    from harmony_viz.stats import analyze_runs
+
+    if args.json and args.csv == "-":
+        raise CLIError("--json and --csv - both write to stdout; give --csv a file name")
+    if args.files.count("-") > 1:
+        raise CLIError("- (stdin) can be given only once")
+    for out in (args.csv, args.html):
+        if out and out != "-" and Path(out).is_dir():
+            raise CLIError(f"{out}: is a folder; give a file name such as {Path(out) / 'runs.csv'}")
+    progress = False if args.no_progress else None
+    try:
+        runs = load_runs(args.files, progress=progress)
+    except (FileNotFoundError, IsADirectoryError) as exc:
+        raise CLIError(str(exc)) from None
+    usages = analyze_runs(runs, progress=progress)
+    rows = [u.to_json() for u in usages]
+
+    if args.csv:
+        from harmony_viz.stats import runs_frame
+
+        frame = runs_frame(usages)
+        if args.csv == "-":
+            write_text(frame.to_csv(index=False))
+        else:
+            frame.to_csv(args.csv, index=False)
+            print(f"wrote {len(frame)} runs to {args.csv}", file=sys.stderr)
+    if args.html:
+        from harmony_viz.charts import save_report
+
+        save_report(usages, args.html, title=f"harmony-viz stats: {', '.join(Path(f).name for f in args.files[:3])}"
+                    + (" …" if len(args.files) > 3 else ""))  # fmt: skip
+        print(f"wrote the report to {args.html}", file=sys.stderr)
+    if args.json:
+        write_json(rows)
+    elif args.csv != "-":
+        write_text(format_table(rows))
+    return 0
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    """A fixed-width table, one line per run, and a summary line."""
+    head = ("run", "effort", "output", "reasoning", "preamble", "tool_call", "final", "share", "diags")
+    body = [
+        (
+            r["id"],
+            r["reasoning_effort"] or "-",
+            str(r["output_tokens"]),
+            str(r["reasoning_tokens"]),
+            str(r["preamble_tokens"]),
+            str(r["tool_call_tokens"]),
+            str(r["final_tokens"]),
+            "-" if r["reasoning_share"] is None else f"{r['reasoning_share']:.2f}",
+            str(r["diagnostics"]),
+        )
+        for r in rows
+    ]
+    widths = [max([len(h)] + [len(line[i]) for line in body]) for i, h in enumerate(head)]
+    lines = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))) for line in [head, *body]]
+    shares = [r["reasoning_share"] for r in rows if r["reasoning_share"] is not None]
+    chars = [r["reasoning_share_chars"] for r in rows if r["reasoning_share_chars"] is not None]
+    summary = f"{len(rows)} runs, {sum(r['output_tokens'] for r in rows)} output tokens"
+    if shares:
+        summary += f", median reasoning share {statistics.median(shares):.2f} of tokens"
+    if chars:
+        summary += f", {statistics.median(chars):.2f} of characters"
+    summary += f", {sum(r['diagnostics'] for r in rows)} diagnostics"
+    return "\n".join(lines + [summary]) + "\n"

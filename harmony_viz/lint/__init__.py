@@ -1,0 +1,119 @@
+"""Lints: the dialect's rules for model output, and checks on the prompt itself.
+
+A stream can be well-formed Harmony and still break the rules gpt-oss was trained on (a
+call to an undeclared tool, arguments that miss the schema, reasoning on a user-visible
+channel), or come from a prompt that makes the model fail (no ``commentary`` channel, the
+analysis of a pending tool call dropped). ``lint`` reports both as scanner-shaped
+Diagnostics, with spans pointing at the tokens responsible.
+
+>>> from harmony_viz.lint import lint
+>>> text = ("<|start|>assistant<|channel|>commentary to=functions.get_wether"
+...         '<|message|>{"city": "Paris"}<|call|>')
+>>> tools = [{"type": "function", "function": {"name": "get_weather",
+...          "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]
+>>> [(d.code, d.severity) for d in lint(text, tools=tools)]
+[('undeclared-tool', 'error')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from harmony_viz.lint._codes import CODES
+from harmony_viz.lint._tools import DeclaredTool, ToolParseError, tools_from_json, tools_from_typescript
+from harmony_viz.scanner._events import Diagnostic
+
+__all__ = [
+    "CODES",
+    "DeclaredTool",
+    "ToolParseError",
+    "declared_tools",
+    "lint",
+    "lint_prompt",
+    "tools_from_json",
+    "tools_from_typescript",
+]
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+Tools = Sequence[DeclaredTool] | Sequence[Mapping[str, Any]] | Mapping[str, Any] | str
+
+
+def _scan(source: Any, role: str | None) -> Any:
+    if hasattr(source, "events") and hasattr(source, "messages"):
+        return source  # already a ScanResult
+    from harmony_viz.scanner import scan
+
+    return scan(source, role=role)
+
+
+def _coerce_tools(tools: Tools | None) -> list[DeclaredTool] | None:
+    if tools is None:
+        return None
+    if isinstance(tools, str):
+        return tools_from_typescript(tools)
+    if isinstance(tools, Mapping):
+        return tools_from_json(tools)
+    items = list(tools)
+    if all(isinstance(t, DeclaredTool) for t in items):
+        return items  # type: ignore[return-value]
+    return tools_from_json(items)
+
+
+def declared_tools(source: Any, *, role: str | None = None) -> list[DeclaredTool]:
+    """The tools a rendered prompt declares (system builtins and developer functions).
+
+    ``source`` is Harmony text, token ids or a ``ScanResult``. Spans point into it.
+    Raises ToolParseError when a ``namespace … { … }`` block cannot be read.
+    """
+    from harmony_viz.lint._tools import tools_from_typescript as parse
+    from harmony_viz.lint._view import build_views
+
+    found: list[DeclaredTool] = []
+    for view in build_views(_scan(source, role)):
+        if view.role in ("system", "developer"):
+            found.extend(DeclaredTool(t.namespace, t.name, t.description, t.parameters, *view.span_of(t.start, t.end)) for t in parse(view.text))
+    return found
+
+
+def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, prompt: bool | None = None) -> list[Diagnostic]:
+    """Diagnostics for a Harmony stream: the output rules, and prompt checks on its prompt part.
+
+    ``source`` is Harmony text, token ids or a ``ScanResult``. ``role="assistant"`` says
+    the stream is a bare completion (it starts after ``<|start|>assistant``): every message
+    is model output, and prompt checks are skipped unless ``prompt=True``. ``tools`` (an
+    OpenAI ``tools`` array, a request or conversation JSON, rendered TypeScript, or
+    DeclaredTools) overrides the tools the prompt declares; with neither, calls are only
+    checked for form. Sorted by position, then severity.
+    """
+    from harmony_viz.lint._output import check_output
+    from harmony_viz.lint._prompt import check_prompt, prompt_tools
+    from harmony_viz.lint._view import build_views
+
+    views = build_views(_scan(source, role))
+    declared = _coerce_tools(tools)
+    has_prompt = any(v.role in ("system", "developer") for v in views)
+    out: list[Diagnostic] = []
+    from_prompt = False
+    if declared is None and has_prompt:
+        declared, problems = prompt_tools(views)
+        from_prompt = True
+        if not (prompt if prompt is not None else role is None):
+            out.extend(problems)  # otherwise check_prompt reports them
+    out.extend(check_output(views, declared, tools_from_prompt=from_prompt, completion=role is not None))
+    if prompt if prompt is not None else role is None:
+        out.extend(check_prompt(views))
+    return _sorted(out)
+
+
+def lint_prompt(source: Any, *, role: str | None = None) -> list[Diagnostic]:
+    """Only the prompt checks, for a rendered conversation or a prompt token stream."""
+    from harmony_viz.lint._prompt import check_prompt
+    from harmony_viz.lint._view import build_views
+
+    return _sorted(check_prompt(build_views(_scan(source, role))))
+
+
+def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
+    return sorted(diags, key=lambda d: (d.start, d.end, _SEVERITY_ORDER[d.severity], d.code))

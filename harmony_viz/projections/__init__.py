@@ -1,0 +1,83 @@
+"""What a server would return: Chat Completions and Responses views of scanner output.
+
+Two behaviours side by side: a correct server (vLLM after its preamble fix, seed 001) and,
+with ``legacy_vllm=True``, vLLM before that fix — preambles hidden as reasoning in the
+Responses API and tool-call JSON leaking into Chat Completions ``content``.
+
+Plain functions take the events (or the per-feed steps, for stream forms) of one stream;
+:class:`Projector` is the incremental form for "the API view as of step k". Ids are
+deterministic: ``call_0``, ``call_1``… by function-call index, items ``rs_0``/``msg_1``/
+``fc_2``… by output index, all after an optional ``id_prefix``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from harmony_viz.projections._projector import OUTPUTS, Output, Projector
+from harmony_viz.projections._turn import CallTarget, classify_recipient
+from harmony_viz.projections._usage import Units, Usage
+from harmony_viz.scanner._events import Event
+
+__all__ = [
+    "OUTPUTS",
+    "CallTarget",
+    "Projector",
+    "Usage",
+    "chat_completion",
+    "chat_completion_chunks",
+    "classify_recipient",
+    "project_for_cli",
+    "response",
+    "response_events",
+    "usage",
+]
+
+
+def _run(steps: Iterable[Iterable[Event]], legacy_vllm: bool, model: str, id_prefix: str, units: Units = "auto") -> Projector:
+    p = Projector(legacy_vllm=legacy_vllm, model=model, id_prefix=id_prefix, units=units)
+    for step in steps:
+        p.add(step)
+    p.finish()
+    return p
+
+
+def chat_completion(events: Iterable[Event], *, legacy_vllm: bool = False, model: str = "gpt-oss", id_prefix: str = "") -> dict[str, Any]:
+    """The ``chat.completion`` object a server returns for this finished stream."""
+    return _run([events], legacy_vllm, model, id_prefix).chat()
+
+
+def chat_completion_chunks(
+    steps: Iterable[Iterable[Event]], *, legacy_vllm: bool = False, model: str = "gpt-oss", id_prefix: str = ""
+) -> list[dict[str, Any]]:
+    """The ``chat.completion.chunk`` objects a server streams when output arrives in these steps."""
+    return _run(steps, legacy_vllm, model, id_prefix).chat_chunks
+
+
+def response(events: Iterable[Event], *, legacy_vllm: bool = False, model: str = "gpt-oss", id_prefix: str = "") -> dict[str, Any]:
+    """The Responses API ``response`` object for this finished stream."""
+    return _run([events], legacy_vllm, model, id_prefix).response()
+
+
+def response_events(
+    steps: Iterable[Iterable[Event]], *, legacy_vllm: bool = False, model: str = "gpt-oss", id_prefix: str = ""
+) -> list[dict[str, Any]]:
+    """The Responses streaming events (``response.created`` … ``response.completed``) for these steps."""
+    return _run(steps, legacy_vllm, model, id_prefix).response_events
+
+
+def usage(events: Iterable[Event], *, legacy_vllm: bool = False, units: Units = "auto") -> Usage:
+    """Output and reasoning token counts of the stream's last assistant turn, with per-kind counts."""
+    return _run([events], legacy_vllm, "gpt-oss", "", units).usage()
+
+
+def project_for_cli(output: str, steps: Sequence[Sequence[Event]], *, legacy_vllm: bool = False) -> dict[str, Any] | list[dict[str, Any]]:
+    """The view ``output`` (chat, chat-stream, responses, responses-stream) of a parsed stream.
+
+    ``steps`` holds the events of each feed, the last from flush. Non-stream outputs give
+    one object, stream outputs a list (one JSON object a line on the command line).
+    """
+    if output not in OUTPUTS:
+        raise ValueError(f"unknown output {output!r}; expected one of {', '.join(OUTPUTS)}")
+    return _run(steps, legacy_vllm, "gpt-oss", "").current(output)  # type: ignore[arg-type]

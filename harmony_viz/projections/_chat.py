@@ -1,0 +1,193 @@
+"""Chat Completions projection: the ``chat.completion`` object and its stream of chunks.
+
+Correct server (vLLM after seed 001): ``content`` is final text and preambles joined with
+``"\\n"``; ``reasoning_content`` is analysis; every ``functions.*`` call is a
+``tool_calls`` entry with its raw body as ``arguments``; builtin calls (browser, python,
+container) count as reasoning; MCP calls are not shown. Legacy mode (vLLM before the
+fix): ``content`` is every non-analysis message joined, tool-call JSON included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harmony_viz.projections._turn import Turn, TurnMessage
+from harmony_viz.projections._usage import Usage
+
+
+def content_role(msg: TurnMessage, legacy: bool) -> str | None:
+    """Which message field a turn message feeds: ``content``, ``reasoning_content`` or None."""
+    if legacy:
+        return "reasoning_content" if msg.channel == "analysis" else "content"
+    if msg.call is None:
+        return "reasoning_content" if msg.is_analysis else "content"
+    if msg.call.category == "builtin":
+        return "reasoning_content"
+    return None
+
+
+def call_id(prefix: str, index: int) -> str:
+    return f"{prefix}call_{index}"
+
+
+def finish_reason(turn: Turn, finished: bool) -> str | None:
+    """``length`` when cut off, ``tool_calls`` when a function was called, else ``stop``; None when empty or open."""
+    if not finished or not turn.messages or turn.messages[-1].terminator is None:
+        return None
+    last = turn.messages[-1]
+    if last.terminator == "eos":
+        return "length"
+    if last.terminator == "<|call|>" or turn.functions:
+        return "tool_calls"
+    return "stop"
+
+
+def _tool_call(msg: TurnMessage, prefix: str) -> dict[str, Any]:
+    assert msg.call is not None
+    return {
+        "id": call_id(prefix, msg.function_index),
+        "type": "function",
+        "function": {"name": msg.call.name, "arguments": msg.body},
+    }
+
+
+def build_chat(turn: Turn, usage: Usage, *, legacy: bool, model: str, id_prefix: str, finished: bool) -> dict[str, Any]:
+    """The ``chat.completion`` object for the turn as read so far."""
+    fields: dict[str, list[str]] = {"content": [], "reasoning_content": []}
+    tool_calls = []
+    for msg in turn.messages:
+        role = content_role(msg, legacy)
+        if role is not None:
+            fields[role].append(msg.text)
+        if msg.call is not None and msg.call.category == "function":
+            tool_calls.append(_tool_call(msg, id_prefix))
+    message = {
+        "role": "assistant",
+        "content": "\n".join(fields["content"]) or None,
+        "reasoning_content": "\n".join(fields["reasoning_content"]) or None,
+        "tool_calls": tool_calls or None,
+    }
+    return {
+        "id": f"{id_prefix}chatcmpl-0",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason(turn, finished)}],
+        "usage": usage.to_chat(),
+    }
+
+
+class ChatStream:
+    """Turns fold changes into ``chat.completion.chunk`` objects, one per field run per step.
+
+    Concatenating the chunks' ``content`` (or ``reasoning_content``, or one call's
+    ``arguments``) gives exactly the non-stream field.
+    """
+
+    def __init__(self, *, legacy: bool, model: str, id_prefix: str) -> None:
+        self.legacy = legacy
+        self.model = model
+        self.prefix = id_prefix
+        self.chunks: list[dict[str, Any]] = []
+        self._reset()
+
+    def _reset(self) -> None:
+        self.chunks = []
+        self._started = False
+        self._seen = {"content": False, "reasoning_content": False}
+        self._pending_sep: set[int] = set()
+        self._sent_args: dict[int, int] = {}
+
+    def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {
+            "id": f"{self.prefix}chatcmpl-0",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
+
+    def feed(self, changes: list[tuple[str, TurnMessage, str]]) -> list[dict[str, Any]]:
+        """Chunks for one step's changes (also appended to ``self.chunks``)."""
+        deltas: list[dict[str, Any]] = []
+
+        def put(key: str, text: str) -> None:
+            # Merge runs of the same field within a step into one chunk.
+            if deltas and key in deltas[-1] and len(deltas[-1]) == 1 and isinstance(deltas[-1][key], str):
+                deltas[-1][key] += text
+            else:
+                deltas.append({key: text})
+
+        def put_args(msg: TurnMessage, text: str) -> None:
+            self._sent_args[msg.message] = self._sent_args.get(msg.message, 0) + len(text)
+            last = deltas[-1] if deltas else None
+            if last and "tool_calls" in last and last["tool_calls"][0]["index"] == msg.function_index:
+                last["tool_calls"][0]["function"]["arguments"] += text
+            else:
+                deltas.append({"tool_calls": [{"index": msg.function_index, "function": {"arguments": text}}]})
+
+        for what, msg, text in changes:
+            if what == "reset":
+                self._reset()
+                deltas.clear()
+                continue
+            if what == "start":
+                if not self._started:
+                    self._started = True
+                    deltas.append({"role": "assistant", "content": ""})
+                role = content_role(msg, self.legacy)
+                if role is not None:
+                    if self._seen[role]:
+                        self._pending_sep.add(msg.message)
+                    self._seen[role] = True
+                if msg.call is not None and msg.call.category == "function":
+                    deltas.append(
+                        {
+                            "tool_calls": [
+                                {
+                                    "index": msg.function_index,
+                                    "id": call_id(self.prefix, msg.function_index),
+                                    "type": "function",
+                                    "function": {"name": msg.call.name, "arguments": ""},
+                                }
+                            ]
+                        }
+                    )
+                continue
+            role = content_role(msg, self.legacy)
+            is_function = msg.call is not None and msg.call.category == "function"
+            if what == "delta":
+                if role is not None:
+                    if msg.message in self._pending_sep:
+                        self._pending_sep.discard(msg.message)
+                        text_out = "\n" + text
+                    else:
+                        text_out = text
+                    put(role, text_out)
+                if is_function:
+                    put_args(msg, text)
+            elif what == "call" and is_function:
+                # The verbatim arguments may hold text the deltas did not (a held-back tail).
+                sent = self._sent_args.get(msg.message, 0)
+                if len(text) > sent and msg.text[:sent] == text[:sent]:
+                    put_args(msg, text[sent:])
+            elif what == "end" and role is not None and msg.message in self._pending_sep:
+                self._pending_sep.discard(msg.message)
+                put(role, "\n")
+        out = [self._chunk(d) for d in deltas]
+        self.chunks.extend(out)
+        return out
+
+    def finish(self, turn: Turn, usage: Usage) -> list[dict[str, Any]]:
+        """The closing chunks: the finish reason, then the usage chunk."""
+        out = []
+        if not self._started:
+            self._started = True
+            out.append(self._chunk({"role": "assistant", "content": ""}))
+        out.append(self._chunk({}, finish_reason(turn, True)))
+        tail = self._chunk({})
+        tail["choices"] = []
+        tail["usage"] = usage.to_chat()
+        out.append(tail)
+        self.chunks.extend(out)
+        return out

@@ -1,0 +1,97 @@
+"""The incremental projector: add scanner steps one by one, read any API view at any time."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from harmony_viz.projections._chat import ChatStream, build_chat
+from harmony_viz.projections._responses import ResponseStream, build_response
+from harmony_viz.projections._turn import Turn
+from harmony_viz.projections._usage import Units, Usage, compute_usage
+from harmony_viz.scanner._events import Event
+
+Output = Literal["chat", "chat-stream", "responses", "responses-stream"]
+OUTPUTS: tuple[str, ...] = ("chat", "chat-stream", "responses", "responses-stream")
+
+
+class Projector:
+    """What a server would have returned so far, kept up to date step by step.
+
+    ``add(events)`` costs time linear in the events added; ``current(output)`` costs
+    time linear in the turn's messages (message texts are joined once and cached), so
+    asking for "the API view as of step k" after every step of a few-thousand-token stream
+    stays cheap. Call ``finish()`` once the stream is over (the scanner's flush events
+    should have been added): open messages count as cut off, and the stream outputs gain
+    their closing chunk/event.
+
+    >>> p = Projector()
+    >>> p.current("chat")["choices"][0]["finish_reason"] is None
+    True
+    """
+
+    def __init__(self, *, legacy_vllm: bool = False, model: str = "gpt-oss", id_prefix: str = "", units: Units = "auto") -> None:
+        self.legacy_vllm = legacy_vllm
+        self.model = model
+        self.id_prefix = id_prefix
+        self.units: Units = units
+        self.turn = Turn()
+        self.finished = False
+        self._chat = ChatStream(legacy=legacy_vllm, model=model, id_prefix=id_prefix)
+        self._responses = ResponseStream(legacy=legacy_vllm, model=model, id_prefix=id_prefix)
+
+    def add(self, events: Iterable[Event]) -> None:
+        """Fold one step's events in."""
+        if self.finished:
+            raise RuntimeError("Projector.add after finish(); make a new Projector for a new stream")
+        changes = self.turn.add(events)
+        if changes:
+            self._chat.feed(changes)
+            self._responses.feed(changes, self.turn, self.usage)
+
+    def finish(self) -> None:
+        """Mark the end of the stream (idempotent)."""
+        if self.finished:
+            return
+        changes = self.turn.finish()
+        if changes:
+            self._chat.feed(changes)
+            self._responses.feed(changes, self.turn, self.usage)
+        self.finished = True
+        usage = self.usage()
+        self._chat.finish(self.turn, usage)
+        self._responses.finish(self.turn, usage)
+
+    def usage(self) -> Usage:
+        """Token usage of the turn so far."""
+        return compute_usage(self.turn, legacy_vllm=self.legacy_vllm, units=self.units)
+
+    def chat(self) -> dict[str, Any]:
+        """The ``chat.completion`` object so far (finish_reason null until finished)."""
+        return build_chat(self.turn, self.usage(), legacy=self.legacy_vllm, model=self.model, id_prefix=self.id_prefix, finished=self.finished)
+
+    def response(self) -> dict[str, Any]:
+        """The Responses API ``response`` object so far (status in_progress until finished)."""
+        return build_response(self.turn, self.usage(), legacy=self.legacy_vllm, model=self.model, id_prefix=self.id_prefix, finished=self.finished)
+
+    @property
+    def chat_chunks(self) -> list[dict[str, Any]]:
+        """Every ``chat.completion.chunk`` sent so far in this turn."""
+        return self._chat.chunks
+
+    @property
+    def response_events(self) -> list[dict[str, Any]]:
+        """Every Responses streaming event sent so far in this turn."""
+        return self._responses.events
+
+    def current(self, output: Output = "chat") -> dict[str, Any] | list[dict[str, Any]]:
+        """The view named ``output`` (chat, chat-stream, responses, responses-stream) as of now."""
+        if output == "chat":
+            return self.chat()
+        if output == "responses":
+            return self.response()
+        if output == "chat-stream":
+            return list(self.chat_chunks)
+        if output == "responses-stream":
+            return list(self.response_events)
+        raise ValueError(f"unknown output {output!r}; expected one of {', '.join(OUTPUTS)}")

@@ -1,0 +1,226 @@
+"""Responses API projection: the ``response`` object and its streaming event sequence.
+
+Correct server (vLLM after seed 001), one output item per message, in order: analysis →
+``reasoning``; final *and* preambles → ``message`` with an ``output_text`` part;
+``functions.*`` → ``function_call`` (name without the namespace, arguments verbatim);
+``browser.*`` → ``web_search_call``; ``python`` / ``container.*`` → ``reasoning``; any
+other recipient → ``mcp_call`` with the server label before the dot. Legacy mode (vLLM
+before the fix): preambles become ``reasoning`` items and stream no events at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from harmony_viz.projections._chat import call_id
+from harmony_viz.projections._turn import Turn, TurnMessage
+from harmony_viz.projections._usage import Usage
+
+_ID_PREFIX = {"reasoning": "rs", "message": "msg", "function_call": "fc", "web_search_call": "ws", "mcp_call": "mcp"}
+
+
+def item_type(msg: TurnMessage, legacy: bool) -> str:
+    """The Responses output item type a message becomes."""
+    call = msg.call
+    if call is None:
+        if msg.is_analysis or (legacy and msg.is_preamble):
+            return "reasoning"
+        return "message"
+    if call.category == "function":
+        return "function_call"
+    if call.category == "mcp":
+        return "mcp_call"
+    return "web_search_call" if call.name.startswith("browser.") else "reasoning"
+
+
+def _status(msg: TurnMessage) -> str:
+    if msg.terminator is None:
+        return "in_progress"
+    return "incomplete" if msg.terminator == "eos" else "completed"
+
+
+def _arguments(msg: TurnMessage) -> Any:
+    if msg.parsed is not None:
+        return msg.parsed
+    try:
+        return json.loads(msg.body)
+    except ValueError:
+        return None
+
+
+def _search_action(msg: TurnMessage) -> dict[str, Any]:
+    assert msg.call is not None
+    args = _arguments(msg)
+    args = args if isinstance(args, dict) else {}
+    verb = msg.call.name.partition(".")[2]
+    if verb == "search":
+        return {"type": "search", "query": args.get("query")}
+    if verb == "open":
+        return {"type": "open_page", "url": args.get("url", args.get("id"))}
+    if verb == "find":
+        return {"type": "find", "pattern": args.get("pattern"), "url": args.get("url", args.get("cursor"))}
+    return {"type": verb or "search"}
+
+
+def build_item(msg: TurnMessage, index: int, *, legacy: bool, id_prefix: str, text: str | None = None) -> dict[str, Any]:
+    """The output item for ``msg`` at ``index``; ``text`` overrides the body (e.g. "" when just added)."""
+    kind = item_type(msg, legacy)
+    item_id = f"{id_prefix}{_ID_PREFIX[kind]}_{index}"
+    status = _status(msg)
+    body = msg.body if text is None else text
+    if kind == "reasoning":
+        return {"type": "reasoning", "id": item_id, "summary": [], "content": [{"type": "reasoning_text", "text": body}], "status": status}
+    if kind == "message":
+        return {
+            "type": "message",
+            "id": item_id,
+            "role": "assistant",
+            "status": status,
+            "content": [{"type": "output_text", "text": body, "annotations": []}],
+        }
+    assert msg.call is not None
+    if kind == "function_call":
+        return {
+            "type": "function_call",
+            "id": item_id,
+            "call_id": call_id(id_prefix, msg.function_index),
+            "name": msg.call.name,
+            "arguments": body,
+            "status": status,
+        }
+    if kind == "mcp_call":
+        return {
+            "type": "mcp_call",
+            "id": item_id,
+            "server_label": msg.call.server_label,
+            "name": msg.call.name,
+            "arguments": body,
+            "output": None,
+            "error": None,
+            "status": status,
+        }
+    return {"type": "web_search_call", "id": item_id, "status": status, "action": _search_action(msg)}
+
+
+def response_status(turn: Turn, finished: bool) -> str:
+    if not finished or (turn.messages and turn.messages[-1].terminator is None):
+        return "in_progress"
+    return "incomplete" if turn.cut_off else "completed"
+
+
+def build_response(turn: Turn, usage: Usage, *, legacy: bool, model: str, id_prefix: str, finished: bool) -> dict[str, Any]:
+    """The ``response`` object for the turn as read so far."""
+    status = response_status(turn, finished)
+    return {
+        "id": f"{id_prefix}resp_0",
+        "object": "response",
+        "created_at": 0,
+        "model": model,
+        "status": status,
+        "incomplete_details": {"reason": "max_output_tokens"} if status == "incomplete" else None,
+        "error": None,
+        "output": [build_item(m, i, legacy=legacy, id_prefix=id_prefix) for i, m in enumerate(turn.messages)],
+        "usage": usage.to_responses(),
+    }
+
+
+class ResponseStream:
+    """Turns fold changes into Responses streaming events, numbered by ``sequence_number``."""
+
+    def __init__(self, *, legacy: bool, model: str, id_prefix: str) -> None:
+        self.legacy = legacy
+        self.model = model
+        self.prefix = id_prefix
+        self._reset()
+
+    def _reset(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self._index: dict[int, int] = {}
+        self._sent: dict[int, int] = {}
+
+    def _emit(self, out: list[dict[str, Any]], type_: str, **fields: Any) -> None:
+        event = {"type": type_, "sequence_number": len(self.events)}
+        event.update(fields)
+        self.events.append(event)
+        out.append(event)
+
+    def _open(self, out: list[dict[str, Any]], turn: Turn, usage: Callable[[], Usage]) -> None:
+        if not self.events:
+            shell = build_response(turn, usage(), legacy=self.legacy, model=self.model, id_prefix=self.prefix, finished=False)
+            shell["output"] = []
+            self._emit(out, "response.created", response=shell)
+            self._emit(out, "response.in_progress", response=shell)
+
+    def feed(self, changes: list[tuple[str, TurnMessage, str]], turn: Turn, usage: Callable[[], Usage]) -> list[dict[str, Any]]:
+        """Events for one step's changes (also appended to ``self.events``)."""
+        out: list[dict[str, Any]] = []
+        for what, msg, text in changes:
+            if what == "reset":
+                self._reset()
+                out.clear()
+                continue
+            if what == "start":
+                self._index[msg.message] = len(self._index)
+            index = self._index.get(msg.message)
+            if index is None:
+                continue
+            kind = item_type(msg, self.legacy)
+            if self.legacy and msg.is_preamble:
+                continue  # the pre-fix bug: preamble tokens sent no events at all
+            self._open(out, turn, usage)
+            item_id = f"{self.prefix}{_ID_PREFIX[kind]}_{index}"
+            if what == "start":
+                self._emit(out, "response.output_item.added", output_index=index, item=build_item(msg, index, legacy=self.legacy, id_prefix=self.prefix, text=""))
+                if kind in ("message", "reasoning"):
+                    part = {"type": "output_text", "text": "", "annotations": []} if kind == "message" else {"type": "reasoning_text", "text": ""}
+                    self._emit(out, "response.content_part.added", item_id=item_id, output_index=index, content_index=0, part=part)
+                elif kind == "web_search_call":
+                    self._emit(out, "response.web_search_call.in_progress", item_id=item_id, output_index=index)
+            elif what == "delta":
+                self._delta(out, kind, msg, item_id, index, text)
+            elif what == "call" and kind in ("function_call", "mcp_call", "reasoning"):
+                sent = self._sent.get(msg.message, 0)
+                if len(text) > sent:
+                    self._delta(out, kind, msg, item_id, index, text[sent:])
+            elif what == "end":
+                self._done(out, kind, msg, item_id, index)
+        return out
+
+    def _delta(self, out: list[dict[str, Any]], kind: str, msg: TurnMessage, item_id: str, index: int, text: str) -> None:
+        self._sent[msg.message] = self._sent.get(msg.message, 0) + len(text)
+        where = {"item_id": item_id, "output_index": index}
+        if kind == "message":
+            self._emit(out, "response.output_text.delta", **where, content_index=0, delta=text)
+        elif kind == "reasoning":
+            self._emit(out, "response.reasoning_text.delta", **where, content_index=0, delta=text)
+        elif kind == "function_call":
+            self._emit(out, "response.function_call_arguments.delta", **where, delta=text)
+        elif kind == "mcp_call":
+            self._emit(out, "response.mcp_call_arguments.delta", **where, delta=text)
+
+    def _done(self, out: list[dict[str, Any]], kind: str, msg: TurnMessage, item_id: str, index: int) -> None:
+        item = build_item(msg, index, legacy=self.legacy, id_prefix=self.prefix)
+        where = {"item_id": item_id, "output_index": index}
+        if kind == "message":
+            self._emit(out, "response.output_text.done", **where, content_index=0, text=msg.text)
+            self._emit(out, "response.content_part.done", **where, content_index=0, part=item["content"][0])
+        elif kind == "reasoning":
+            self._emit(out, "response.reasoning_text.done", **where, content_index=0, text=msg.body)
+            self._emit(out, "response.content_part.done", **where, content_index=0, part=item["content"][0])
+        elif kind == "function_call":
+            self._emit(out, "response.function_call_arguments.done", **where, name=item["name"], arguments=msg.body)
+        elif kind == "mcp_call":
+            self._emit(out, "response.mcp_call_arguments.done", **where, arguments=msg.body)
+        elif kind == "web_search_call":
+            self._emit(out, "response.web_search_call.completed", **where)
+        self._emit(out, "response.output_item.done", output_index=index, item=item)
+
+    def finish(self, turn: Turn, usage: Usage) -> list[dict[str, Any]]:
+        """The closing event: ``response.completed``, or ``response.incomplete`` when cut off."""
+        out: list[dict[str, Any]] = []
+        self._open(out, turn, lambda: usage)
+        final = build_response(turn, usage, legacy=self.legacy, model=self.model, id_prefix=self.prefix, finished=True)
+        self._emit(out, "response.incomplete" if final["status"] == "incomplete" else "response.completed", response=final)
+        return out

@@ -1,0 +1,76 @@
+"""Recording gpt-oss runs with transformers: prompts rendered by our renderer, tool calls answered.
+
+Needs the ``record`` extra (torch, transformers, accelerate); importing this package does
+not import them, the first call that needs them does, and says how to install them.
+
+>>> from harmony_viz.record import make_tiny_model, record
+>>> make_tiny_model("tiny")                       # doctest: +SKIP
+>>> run = record("tiny", "What is 2 + 3 * 4?", tools="demo", max_new_tokens=64)  # doctest: +SKIP
+>>> run.metadata.extra["stop_reason"]             # doctest: +SKIP
+'token_limit'
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+from harmony_viz.record._calc import CalculatorError, evaluate
+from harmony_viz.record._deps import INSTALL_HINT, MissingExtraError
+from harmony_viz.record._generate import STOP_IDS, Sampling, Segment, generate_segment
+from harmony_viz.record._live import LiveFollower, follow
+from harmony_viz.record._loop import Recording, ToolCallRecord, last_call, run_loop
+from harmony_viz.record._model import LoadedModel, ModelLoadError, load_model
+from harmony_viz.record._prompt import build_conversation, render_prompt, render_tool_turn
+from harmony_viz.record._record import record, record_batch, resolve_tools
+from harmony_viz.record._tiny import make_tiny_model
+from harmony_viz.record._tools import Tool, ToolRegistry, ToolResult, demo_tools
+
+if TYPE_CHECKING:
+    from harmony_viz.runs import Run
+
+__all__ = [
+    "INSTALL_HINT",
+    "STOP_IDS",
+    "CalculatorError",
+    "LiveFollower",
+    "LoadedModel",
+    "MissingExtraError",
+    "ModelLoadError",
+    "Recording",
+    "Sampling",
+    "Segment",
+    "Tool",
+    "ToolCallRecord",
+    "ToolRegistry",
+    "ToolResult",
+    "build_conversation",
+    "demo_tools",
+    "evaluate",
+    "follow",
+    "generate_segment",
+    "last_call",
+    "load_model",
+    "make_tiny_model",
+    "record",
+    "record_batch",
+    "render_prompt",
+    "render_tool_turn",
+    "resolve_tools",
+    "run_loop",
+]
+
+
+class _CallableModule(types.ModuleType):
+    """This package, callable as ``record``.
+
+    ``harmony_viz.record`` names both this package and the function: whichever Python
+    binds to the attribute first (the import system binds the package), calling it records.
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Run:
+        return record(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

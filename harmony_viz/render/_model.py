@@ -1,0 +1,317 @@
+"""The conversation model: frozen dataclasses mirroring ``openai_harmony``'s chat types.
+
+Builders return new objects (``msg.with_channel("final")`` leaves ``msg`` alone), unlike
+the reference's pydantic models, which change in place. Reading and writing JSON lives in
+``_json.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any, Union
+
+from harmony_viz.render._errors import RenderError
+
+__all__ = [
+    "Author",
+    "ChannelConfig",
+    "Content",
+    "Conversation",
+    "DeveloperContent",
+    "Message",
+    "ReasoningEffort",
+    "Role",
+    "SystemContent",
+    "TextContent",
+    "ToolDescription",
+    "ToolNamespaceConfig",
+]
+
+DEFAULT_MODEL_IDENTITY = "You are ChatGPT, a large language model trained by OpenAI."
+DEFAULT_KNOWLEDGE_CUTOFF = "2024-06"
+DEFAULT_CHANNELS = ("analysis", "commentary", "final")
+
+
+class Role(str, Enum):
+    """Who wrote a message; the value is what the header spells."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    DEVELOPER = "developer"
+    TOOL = "tool"
+
+    @classmethod
+    def parse(cls, value: str | Role, path: str = "role") -> Role:
+        """``value`` as a Role; unknown names raise RenderError listing the known ones."""
+        if isinstance(value, Role):
+            return value
+        try:
+            return cls(value)
+        except ValueError:
+            known = ", ".join(r.value for r in cls)
+            raise RenderError(path, f"unknown role {value!r}; expected one of {known}") from None
+
+
+class ReasoningEffort(str, Enum):
+    """Reasoning effort; the values are how the reference's JSON spells them."""
+
+    LOW = "Low"
+    MEDIUM = "Medium"
+    HIGH = "High"
+
+    @classmethod
+    def parse(cls, value: str | ReasoningEffort, path: str = "reasoning_effort") -> ReasoningEffort:
+        """Accepts ``Low``/``low``/``LOW`` and so on; anything else raises RenderError."""
+        if isinstance(value, ReasoningEffort):
+            return value
+        if isinstance(value, str):
+            for effort in cls:
+                if value.lower() == effort.value.lower():
+                    return effort
+        raise RenderError(path, f"unknown reasoning effort {value!r}; expected low, medium or high")
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    """A message author: a role and, optionally, a name (a tool message's name is the tool)."""
+
+    role: Role
+    name: str | None = None
+
+    @classmethod
+    def new(cls, role: Role | str, name: str) -> Author:
+        return cls(Role.parse(role), name)
+
+
+@dataclass(frozen=True, slots=True)
+class TextContent:
+    """Plain text content."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelConfig:
+    """The channels the system message lists, and whether every message must name one."""
+
+    valid_channels: tuple[str, ...]
+    channel_required: bool
+
+    @classmethod
+    def require_channels(cls, channels: Iterable[str]) -> ChannelConfig:
+        return cls(tuple(channels), True)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDescription:
+    """One tool: name, description and a JSON Schema for its argument (None: no argument)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any] | None = None
+
+    @classmethod
+    def new(cls, name: str, description: str, parameters: dict[str, Any] | None = None) -> ToolDescription:
+        return cls(name, description, parameters)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolNamespaceConfig:
+    """A namespace of tools (``functions``, ``browser``, ``python``)."""
+
+    name: str
+    description: str | None
+    tools: tuple[ToolDescription, ...] = ()
+
+    @staticmethod
+    def browser() -> ToolNamespaceConfig:
+        """The builtin browser namespace, as the reference defines it."""
+        from harmony_viz.render._builtins import browser
+
+        return browser()
+
+    @staticmethod
+    def python() -> ToolNamespaceConfig:
+        """The builtin python namespace, as the reference defines it."""
+        from harmony_viz.render._builtins import python
+
+        return python()
+
+
+def _with_namespace(
+    tools: Mapping[str, ToolNamespaceConfig] | None, ns: ToolNamespaceConfig
+) -> dict[str, ToolNamespaceConfig]:
+    out = dict(tools or {})
+    out[ns.name] = ns
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SystemContent:
+    """The system message: identity, dates, reasoning effort, builtin tools, channels.
+
+    Defaults are the reference's (ChatGPT identity, cutoff 2024-06, medium effort, the three
+    channels required).
+    """
+
+    model_identity: str | None = DEFAULT_MODEL_IDENTITY
+    reasoning_effort: ReasoningEffort | None = ReasoningEffort.MEDIUM
+    conversation_start_date: str | None = None
+    knowledge_cutoff: str | None = DEFAULT_KNOWLEDGE_CUTOFF
+    channel_config: ChannelConfig | None = field(
+        default_factory=lambda: ChannelConfig.require_channels(DEFAULT_CHANNELS)
+    )
+    tools: dict[str, ToolNamespaceConfig] | None = None
+
+    @classmethod
+    def new(cls) -> SystemContent:
+        return cls()
+
+    def with_model_identity(self, model_identity: str) -> SystemContent:
+        return replace(self, model_identity=model_identity)
+
+    def with_reasoning_effort(self, reasoning_effort: ReasoningEffort | str) -> SystemContent:
+        return replace(self, reasoning_effort=ReasoningEffort.parse(reasoning_effort))
+
+    def with_conversation_start_date(self, conversation_start_date: str) -> SystemContent:
+        return replace(self, conversation_start_date=conversation_start_date)
+
+    def with_knowledge_cutoff(self, knowledge_cutoff: str) -> SystemContent:
+        return replace(self, knowledge_cutoff=knowledge_cutoff)
+
+    def with_channel_config(self, channel_config: ChannelConfig) -> SystemContent:
+        return replace(self, channel_config=channel_config)
+
+    def with_required_channels(self, channels: Iterable[str]) -> SystemContent:
+        return replace(self, channel_config=ChannelConfig.require_channels(channels))
+
+    def with_tools(self, ns_config: ToolNamespaceConfig) -> SystemContent:
+        return replace(self, tools=_with_namespace(self.tools, ns_config))
+
+    def with_browser_tool(self) -> SystemContent:
+        return self.with_tools(ToolNamespaceConfig.browser())
+
+    def with_python_tool(self) -> SystemContent:
+        return self.with_tools(ToolNamespaceConfig.python())
+
+
+@dataclass(frozen=True, slots=True)
+class DeveloperContent:
+    """The developer message: instructions and tool namespaces."""
+
+    instructions: str | None = None
+    tools: dict[str, ToolNamespaceConfig] | None = None
+
+    @classmethod
+    def new(cls) -> DeveloperContent:
+        return cls()
+
+    def with_instructions(self, instructions: str) -> DeveloperContent:
+        return replace(self, instructions=instructions)
+
+    def with_tools(self, ns_config: ToolNamespaceConfig) -> DeveloperContent:
+        return replace(self, tools=_with_namespace(self.tools, ns_config))
+
+    def with_function_tools(self, tools: Sequence[ToolDescription]) -> DeveloperContent:
+        return self.with_tools(ToolNamespaceConfig("functions", None, tuple(tools)))
+
+
+Content = Union[TextContent, SystemContent, DeveloperContent]
+
+
+def _as_content(content: str | Content) -> Content:
+    return TextContent(content) if isinstance(content, str) else content
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message: author, content parts, and the header fields channel, recipient, content type."""
+
+    author: Author
+    content: tuple[Content, ...] = ()
+    channel: str | None = None
+    recipient: str | None = None
+    content_type: str | None = None
+
+    @classmethod
+    def from_author_and_content(cls, author: Author, content: str | Content) -> Message:
+        return cls(author, (_as_content(content),))
+
+    @classmethod
+    def from_role_and_content(cls, role: Role | str, content: str | Content) -> Message:
+        """``Message.from_role_and_content("user", "Hi")``: the usual way to make a message."""
+        return cls(Author(Role.parse(role)), (_as_content(content),))
+
+    @classmethod
+    def from_role_and_contents(cls, role: Role | str, contents: Sequence[str | Content]) -> Message:
+        return cls(Author(Role.parse(role)), tuple(_as_content(c) for c in contents))
+
+    def adding_content(self, content: str | Content) -> Message:
+        return replace(self, content=(*self.content, _as_content(content)))
+
+    def with_channel(self, channel: str) -> Message:
+        return replace(self, channel=channel)
+
+    def with_recipient(self, recipient: str) -> Message:
+        return replace(self, recipient=recipient)
+
+    def with_content_type(self, content_type: str) -> Message:
+        return replace(self, content_type=content_type)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The dict ``openai_harmony.Message.to_dict()`` makes."""
+        from harmony_viz.render._json import message_to_dict
+
+        return message_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Message:
+        from harmony_viz.render._json import message_from_dict
+
+        return message_from_dict(data, "message")
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """A sequence of messages, the unit the renderer works on."""
+
+    messages: tuple[Message, ...] = ()
+
+    @classmethod
+    def from_messages(cls, messages: Iterable[Message]) -> Conversation:
+        return cls(tuple(messages))
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.messages)
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"messages": [m.to_dict() for m in self.messages]}
+
+    def to_json(self) -> str:
+        """The exact string ``openai_harmony.Conversation.to_json()`` writes for this conversation."""
+        import json
+
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Conversation:
+        from harmony_viz.render._json import conversation_from_dict
+
+        return conversation_from_dict(data)
+
+    @classmethod
+    def from_json(cls, payload: str | bytes | Mapping[str, Any]) -> Conversation:
+        """Read what ``openai_harmony.Conversation.to_json()`` writes (a string, or the parsed dict).
+
+        A missing optional field reads as None (what the reference's Rust renderer does), so
+        ``Conversation.from_json(c.to_json()) == c``.
+        """
+        from harmony_viz.render._json import conversation_from_json
+
+        return conversation_from_json(payload)

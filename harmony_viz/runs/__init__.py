@@ -1,0 +1,26 @@
+"""Run records: one model generation with its metadata, loaded from the files people have.
+
+>>> from harmony_viz.runs import load_runs
+>>> runs = load_runs("findings-rag.json")   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from harmony_viz.runs._load import load_file, load_runs
+from harmony_viz.runs._model import EFFORTS, Effort, Run, RunMetadata
+from harmony_viz.runs._save import append_run, save_runs
+from harmony_viz.runs._usage import MessageUsage, RunUsage, run_usage
+
+__all__ = [
+    "EFFORTS",
+    "Effort",
+    "MessageUsage",
+    "Run",
+    "RunMetadata",
+    "RunUsage",
+    "append_run",
+    "load_file",
+    "load_runs",
+    "run_usage",
+    "save_runs",
+]

@@ -1,0 +1,180 @@
+"""Where a run's tokens go: the scanner's messages with token and character counts.
+
+A message's ``tokens`` are the token ids its span covers (header, body and stop token)
+inside the completion, so for a clean completion the output messages add up to the
+completion length. ``content_tokens`` are the body only. Output is what assistant
+messages hold; for a run kept as whole text (no prompt/completion split) that is every
+assistant message, earlier turns of a multi-turn chat included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harmony_viz.runs._model import Run
+from harmony_viz.scanner._events import CONTENT_KINDS, ContentDelta, Diagnostic
+
+# The kinds the reasoning share is taken over: everything the model writes for the
+# conversation, leaving out tool results (written by tools) and unclassifiable messages.
+SHARE_KINDS: tuple[str, ...] = ("reasoning", "preamble", "tool_call", "final")
+
+
+@dataclass(frozen=True, slots=True)
+class MessageUsage:
+    """One message of a run with its size; ``output`` is True for assistant messages in the completion."""
+
+    index: int
+    role: str
+    name: str | None
+    recipient: str | None
+    channel: str | None
+    content_type: str | None
+    kind: str
+    terminator: str | None
+    output: bool
+    tokens: int
+    content_tokens: int
+    chars: int
+    start: int
+    end: int
+    diagnostics: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RunUsage:
+    """A run after scanning: its messages with sizes, and every diagnostic (load and scan).
+
+    ``prompt_tokens`` and ``completion_tokens`` are None for a run kept as whole text,
+    where the split is unknown; ``total_tokens`` counts everything scanned.
+    """
+
+    run: Run
+    messages: tuple[MessageUsage, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    total_tokens: int
+
+    def output_tokens_by_kind(self) -> dict[str, int]:
+        """Output tokens per content kind (every kind present, zeros included)."""
+        out = dict.fromkeys(CONTENT_KINDS, 0)
+        for m in self.messages:
+            if m.output:
+                out[m.kind] = out.get(m.kind, 0) + m.tokens
+        return out
+
+    def output_chars_by_kind(self) -> dict[str, int]:
+        """Output characters (message bodies) per content kind."""
+        out = dict.fromkeys(CONTENT_KINDS, 0)
+        for m in self.messages:
+            if m.output:
+                out[m.kind] = out.get(m.kind, 0) + m.chars
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """One flat object: ids, metadata, output tokens and characters by kind, shares, diagnostics."""
+        meta = self.run.metadata
+        tokens = self.output_tokens_by_kind()
+        chars = self.output_chars_by_kind()
+        out: dict[str, Any] = {
+            "id": self.run.id,
+            "source": meta.source,
+            "model": meta.model,
+            "reasoning_effort": meta.reasoning_effort,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "output_tokens": sum(tokens.values()),
+        }
+        out.update({f"{k}_tokens": v for k, v in tokens.items()})
+        out["reasoning_share"] = share(tokens, "reasoning")
+        out["preamble_share"] = share(tokens, "preamble")
+        out["tool_call_share"] = share(tokens, "tool_call")
+        out["output_chars"] = sum(chars.values())
+        out.update({f"{k}_chars": v for k, v in chars.items()})
+        out["reasoning_share_chars"] = share(chars, "reasoning")
+        out["messages"] = len(self.messages)
+        out["output_messages"] = sum(m.output for m in self.messages)
+        out["diagnostics"] = len(self.diagnostics)
+        out["errors"] = sum(d.severity == "error" for d in self.diagnostics)
+        out["diagnostic_codes"] = sorted({d.code for d in self.diagnostics})
+        out["duration_s"] = self.run.token_times[-1] if self.run.token_times else None
+        return out
+
+
+def share(counts: dict[str, int], kind: str) -> float | None:
+    """``counts[kind]`` over the sum of the share kinds; None when that sum is 0."""
+    total = sum(counts.get(k, 0) for k in SHARE_KINDS)
+    return counts.get(kind, 0) / total if total else None
+
+
+def token_streams(run: Run) -> tuple[list[int], list[int]]:
+    """(prompt ids, completion ids); a text run is encoded whole as the completion."""
+    if run.text is not None:
+        from harmony_viz.tokens import encoding
+
+        return [], encoding().encode(run.text, allowed_special="all")
+    return list(run.prompt_token_ids), list(run.completion_token_ids)
+
+
+def run_usage(run: Run) -> RunUsage:
+    """Scan ``run`` and size its messages; never raises on malformed model output.
+
+    >>> from harmony_viz.runs import Run
+    >>> u = run_usage(Run(id="x", text="<|start|>assistant<|channel|>analysis<|message|>Hm.<|end|>"))  # doctest: +SKIP
+    >>> u.output_tokens_by_kind()["reasoning"]   # doctest: +SKIP
+    7
+    """
+    from harmony_viz.scanner import scan
+    from harmony_viz.tokens import START
+
+    prompt, completion = token_streams(run)
+    ids = prompt + completion
+    # A completion that follows ``<|start|>assistant`` begins inside a header.
+    role = "assistant" if not prompt and ids and ids[0] != START else None
+    result = scan(ids, role=role)
+    cut = len(prompt)
+
+    body: dict[int, tuple[int, int]] = {}
+    for event in result.events:
+        if isinstance(event, ContentDelta):
+            lo, hi = body.get(event.message, (event.start, event.end))
+            body[event.message] = (min(lo, event.start), max(hi, event.end))
+
+    scan_diagnostics = tuple(result.diagnostics)
+    messages = []
+    for m in result.messages:
+        lo, hi = body.get(m.index, (m.end, m.end))
+        output = m.role == "assistant" and m.end > cut
+        messages.append(
+            MessageUsage(
+                index=m.index,
+                role=m.role,
+                name=m.name,
+                recipient=m.recipient,
+                channel=m.channel,
+                content_type=m.content_type,
+                kind=m.kind,
+                terminator=m.terminator,
+                output=output,
+                tokens=max(0, m.end - max(m.start, cut)),
+                content_tokens=max(0, hi - max(lo, cut)),
+                chars=len(m.text),
+                start=m.start,
+                end=m.end,
+                diagnostics=tuple(d.code for d in scan_diagnostics if _inside(d, m.start, m.end)),
+            )
+        )
+    return RunUsage(
+        run=run,
+        messages=tuple(messages),
+        diagnostics=(*run.diagnostics, *scan_diagnostics),
+        prompt_tokens=None if run.text is not None else len(prompt),
+        completion_tokens=None if run.text is not None else len(completion),
+        total_tokens=len(ids),
+    )
+
+
+def _inside(d: Diagnostic, start: int, end: int) -> bool:
+    return start <= d.start < end or (d.start == d.end == end and start < end)

@@ -1,0 +1,220 @@
+"""Reading a message header (the text between ``<|start|>`` and ``<|message|>``).
+
+The header is parsed as a whole once its end is known, from its text with the control
+tokens ``<|channel|>`` and ``<|constrain|>`` spelled out. ``salvage`` mode is for headers
+that never reached ``<|message|>``: parsing stops at the first thing that cannot be header
+syntax, and the rest is returned as the body the model meant to write.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+CHANNELS = ("analysis", "commentary", "final")
+ROLES = ("system", "developer", "user", "assistant", "tool")
+# Bare words accepted as a content type after the channel (llama.cpp PR #15158: `json`).
+BARE_CONTENT_TYPES = frozenset(("json", "code", "text"))
+# Builtin tools that are addressed without a namespace.
+BARE_BUILTINS = frozenset(("python",))
+
+_ITEM = re.compile(
+    r"(?P<ws>\s+)"
+    r"|(?P<chan><\|channel\|>)"
+    r"|(?P<con><\|constrain\|>)"
+    r"|to=(?P<to>[^\s<>{}\[\]\"'(),;]*)"
+    r"|(?P<word>[\w][\w.\-:/]*)"
+    r"|(?P<other>.)",
+    re.S,
+)
+_CHANNEL_VALUE = re.compile(r"[^\s<]*")
+_TYPE_VALUE = re.compile(r"[\w.\-/+]*")
+_KNOWN_CHANNEL = re.compile(r"analysis|commentary|final")
+
+# (code, severity, message, first char, end char) in header-text offsets.
+RawDiag = tuple[str, str, str, int, int]
+
+
+@dataclass(slots=True)
+class Header:
+    """Fields read from one header; ``content_at`` is where salvaged body text begins."""
+
+    role: str
+    name: str | None
+    recipient: str | None
+    channel: str | None
+    content_type: str | None
+    content_at: int | None = None
+    diags: list[RawDiag] = field(default_factory=list)
+
+
+def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
+    """Parse header ``text``; ``role`` is given when the ``<|start|>role`` part was in the prompt."""
+    diags: list[RawDiag] = []
+    role_word: str | None = None
+    recipient = channel = content_type = None
+    channels_seen = 0
+    content_at: int | None = None
+    junk: list[list[int]] = []
+    pos, n = 0, len(text)
+    while pos < n:
+        m = _ITEM.match(text, pos)
+        assert m is not None  # the last alternative matches any character
+        kind = m.lastgroup
+        if kind == "ws":
+            pos = m.end()
+            continue
+        if kind == "chan":
+            value_m = _CHANNEL_VALUE.match(text, m.end())
+            value = value_m.group()
+            channels_seen += 1
+            if channels_seen > 1:
+                diags.append(("duplicate-channel", "error", "a second <|channel|> in one header; the first valid channel is kept", m.start(), value_m.end()))
+            if value in CHANNELS:
+                channel = channel or value
+                pos = value_m.end()
+                continue
+            known = _KNOWN_CHANNEL.search(value)
+            if salvage and known is not None and known.start() == 0:
+                # `final{"a": 1}` with no <|message|>: the channel name, then the body.
+                channel = channel or known.group()
+                pos = m.end() + known.end()
+                continue
+            if salvage and value and known is None:
+                content_at = value_m.start()
+                diags.append(("bad-channel", "error", f"channel {value[:40]!r} is not analysis, commentary or final", m.start(), value_m.end()))
+                break
+            if value:
+                fix = f"; read as {known.group()!r}" if known else ""
+                diags.append(("bad-channel", "error", f"channel {value[:40]!r} is not analysis, commentary or final{fix}", m.start(), value_m.end()))
+            else:
+                diags.append(("bad-channel", "error", "<|channel|> with no channel name after it", m.start(), value_m.end()))
+            if channel is None and known is not None:
+                channel = known.group()
+            pos = value_m.end()
+            continue
+        if kind == "con":
+            value_m = _TYPE_VALUE.match(text, m.end())
+            glued = value_m.end() < n and not text[value_m.end()].isspace() and text[value_m.end()] != "<"
+            if salvage and glued:
+                # `<|constrain|>name":"x"…`: what follows is the body, not a content type.
+                content_at = m.end()
+                break
+            if value_m.group():
+                if content_type is None:
+                    content_type = "<|constrain|>" + value_m.group()
+                pos = value_m.end()
+                continue
+            if salvage:
+                content_at = m.end()
+                break
+            diags.append(("header-junk", "error", "<|constrain|> with no content type after it", m.start(), m.end()))
+            pos = m.end()
+            continue
+        if kind == "to" and m.group("to"):
+            if recipient is None:
+                recipient = m.group("to")
+            elif m.group("to") != recipient:
+                diags.append(("header-junk", "error", f"a second recipient {m.group()!r}; the first, to={recipient}, is kept", m.start(), m.end()))
+            pos = m.end()
+            continue
+        if kind == "word":
+            word = m.group()
+            if role is None and role_word is None and channels_seen == 0 and recipient is None and content_type is None:
+                if not salvage or word in ROLES or word in CHANNELS or "." in word:
+                    role_word = word
+                    pos = m.end()
+                    continue
+            if content_type is None and word in BARE_CONTENT_TYPES:
+                content_type = word
+                pos = m.end()
+                continue
+        if salvage:
+            content_at = m.start()
+            break
+        if junk and junk[-1][1] == m.start():
+            junk[-1][1] = m.end()
+        else:
+            junk.append([m.start(), m.end()])
+        pos = m.end()
+    for start, end in junk:
+        diags.append(("header-junk", "error", f"unexpected {text[start:end][:40]!r} in the header, ignored", start, end))
+
+    name: str | None = None
+    if role is not None:
+        final_role = role
+    elif role_word is None:
+        diags.append(("bad-role", "error", "no role after <|start|>; read as assistant", 0, 0))
+        final_role = "assistant"
+    elif role_word in CHANNELS:
+        diags.append(("bad-role", "error", f"{role_word!r} is a channel, not a role; read as an assistant message on {role_word}", 0, len(role_word)))
+        final_role = "assistant"
+        channel = channel or role_word
+    elif role_word in ROLES:
+        final_role = role_word
+        # openai-harmony names a message whose author is "tool" after it.
+        name = "tool" if role_word == "tool" else None
+    else:
+        final_role, name = "tool", role_word
+    return Header(final_role, name, recipient, channel, content_type, content_at, diags)
+
+
+def header_warnings(h: Header, end: int) -> list[RawDiag]:
+    """Warnings for a header that parsed: suspicious but readable (span: the whole header)."""
+    out: list[RawDiag] = []
+    if h.role != "assistant":
+        return out
+    if h.channel is None:
+        out.append(("missing-channel", "warning", "assistant message without <|channel|>; read as final (history re-rendered by servers looks like this)", 0, end))
+    r = h.recipient
+    if r is None:
+        return out
+    if r == "assistant":
+        out.append(("recipient-is-assistant", "warning", "to=assistant on an assistant message; not a tool call", 0, end))
+        return out
+    if "." not in r and r not in BARE_BUILTINS:
+        out.append(("recipient-without-namespace", "warning", f"recipient {r!r} has no namespace (expected functions.{r} or a builtin)", 0, end))
+    if h.channel == "analysis" and r.startswith("functions."):
+        out.append(("call-on-analysis", "warning", f"function call to {r} on the analysis channel (expected commentary)", 0, end))
+    return out
+
+
+def classify(role: str, recipient: str | None, channel: str | None) -> str:
+    """The content kind of a message: reasoning, preamble, final, tool_call, tool_result or other."""
+    if role == "tool":
+        return "tool_result"
+    if role != "assistant":
+        return "other"
+    if recipient is not None and recipient != "assistant":
+        return "tool_call"
+    if channel == "analysis":
+        return "reasoning"
+    if channel == "commentary":
+        return "preamble"
+    return "final"
+
+
+_STRIPPED_START = re.compile(r"\s*(?:assistant)?(analysis|commentary|final)")
+_STRIPPED_MARK = re.compile(r"assistant(analysis|commentary|final)")
+
+
+def split_stripped(text: str) -> list[tuple[str, int, int, int]] | None:
+    """Split ``analysis…assistantfinal…`` (control tokens stripped by a server) into messages.
+
+    Returns (channel, header start, body start, body end) per message, or None when the
+    text does not look stripped (it must open with a channel name and hold at least one
+    ``assistant<channel>`` seam).
+    """
+    first = _STRIPPED_START.match(text)
+    if first is None:
+        return None
+    marks = [m for m in _STRIPPED_MARK.finditer(text, first.end())]
+    if not marks:
+        return None
+    out = []
+    head_start, channel, body_start = 0, first.group(1), first.end()
+    for m in marks:
+        out.append((channel, head_start, body_start, m.start()))
+        head_start, channel, body_start = m.start(), m.group(1), m.end()
+    out.append((channel, head_start, body_start, len(text)))
+    return out

@@ -1,0 +1,583 @@
+"""The streaming scanner: Harmony text or token ids in, events out, one chunk at a time.
+
+Three states: ``outside`` (between messages), ``header`` (after ``<|start|>``, before
+``<|message|>``) and ``body``. Token ids take a fast path while in a body: one dict lookup
+per id and a coalesced content delta per feed. Everything else (control tokens, pieces of
+multi-byte characters, text that may hold a control token spelled out) goes through the
+slow path, which is also what text input uses.
+
+The scanner never raises on model output: what breaks the format becomes a ``Diagnostic``
+and the scanner recovers the content a reader wants. It raises ``ValueError`` only for
+misuse (ids outside the vocabulary, mixing text and ids).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from harmony_viz.scanner._arguments import is_complete_json, is_json_type, parse_arguments
+from harmony_viz.scanner._events import (
+    ContentDelta,
+    Diagnostic,
+    Event,
+    MessageEnd,
+    MessageStart,
+    Snapshot,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from harmony_viz.scanner._header import ROLES, Header, classify, header_warnings, parse_header, split_stripped
+from harmony_viz.scanner._vocab import CONTROL_IDS, ID_BY_LITERAL, LITERAL_BY_ID, N_VOCAB, tables
+from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START, special_by_id
+
+OUTSIDE, HEADER, BODY = "outside", "header", "body"
+_STOPS = (END, CALL, RETURN)
+_LITERAL_RE = re.compile(r"<\|(?:start|end|message|channel|constrain|call|return)\|>")
+# Every proper prefix of a control literal: a text suffix equal to one of these is held back.
+_PREFIXES = frozenset(lit[:k] for lit in ID_BY_LITERAL for k in range(1, len(lit)))
+# ContentDelta is a NamedTuple; building it through tuple.__new__ skips its Python-level __new__.
+_new_tuple = tuple.__new__
+_PREVIEW = 256  # Snapshot.pending_header keeps this many characters, so snapshots stay O(1)
+
+Piece = tuple[str, int, int]  # text and the input span it came from
+
+
+def _unit_start(pieces: list[Piece], c: int) -> int:
+    off = 0
+    for text, s, e in pieces:
+        n = len(text)
+        if c < off + n:
+            # Text input (or a one-character token) maps characters to units one to one.
+            return s + (c - off) if e - s == n else s
+        off += n
+    return pieces[-1][2] if pieces else 0
+
+
+def _unit_end(pieces: list[Piece], c: int) -> int:
+    if c <= 0:
+        return pieces[0][1] if pieces else 0
+    off = 0
+    for text, s, e in pieces:
+        n = len(text)
+        if off < c <= off + n:
+            return s + (c - off) if e - s == n else e
+        off += n
+    return pieces[-1][2] if pieces else 0
+
+
+def _slice(pieces: list[Piece], c0: int, c1: int) -> list[Piece]:
+    """The pieces covering characters [c0, c1), trimmed to them."""
+    out: list[Piece] = []
+    off = 0
+    for text, s, e in pieces:
+        n = len(text)
+        lo, hi = max(c0, off), min(c1, off + n)
+        if lo < hi:
+            if e - s == n:
+                out.append((text[lo - off : hi - off], s + lo - off, s + hi - off))
+            else:
+                out.append((text[lo - off : hi - off], s, e))
+        off += n
+    return out
+
+
+class Scanner:
+    """Streaming Harmony scanner: ``feed`` chunks of text or token ids, then ``flush``.
+
+    ``role="assistant"`` means the stream is a completion that follows a prompt ending in
+    ``<|start|>assistant``, so it opens inside a header whose role is already known.
+
+    >>> s = Scanner()
+    >>> events = s.feed([200006, 173781, 200005, 17196, 200008, 12194, 200007])
+    >>> [type(e).__name__ for e in events]
+    ['MessageStart', 'ContentDelta', 'MessageEnd']
+    >>> events[1].kind, events[1].text, (events[1].start, events[1].end)
+    ('final', 'Hi', (5, 6))
+    """
+
+    __slots__ = (
+        "_role", "_mode", "_pos", "_state", "_out", "_clean", "_hot", "_fast", "_raw",
+        "_held", "_held_text", "_dec", "_dec_start",
+        "_hdr", "_hdr_start", "_hdr_role", "_preview", "_outside",
+        "_msg", "_nmsg", "_ndiag", "_m", "_kind", "_call", "_args",
+        "_run", "_run_start", "_run_end", "_after_call", "_fabricated",
+    )  # fmt: skip
+
+    def __init__(self, role: str | None = None) -> None:
+        if role is not None and role not in ROLES:
+            raise ValueError(f"role {role!r} is not one of {', '.join(ROLES)}; pass role='assistant' for a completion that follows '<|start|>assistant', or None for a full transcript")
+        self._role = role
+        self._mode: str | None = None
+        self._pos = 0
+        self._state = HEADER if role else OUTSIDE
+        self._out: list[Event] = []
+        # _clean: in a body with nothing held, so ids may take the fast path; _hot: also not a tool call.
+        self._clean = self._hot = False
+        t = tables()
+        self._fast = t.fast.get
+        self._raw = t.raw
+        self._held: list[Piece] = []
+        self._held_text = ""
+        self._dec = codecs.getincrementaldecoder("utf-8")("replace")
+        self._dec_start = -1
+        self._hdr: list[Piece] = []
+        self._hdr_start = 0
+        self._hdr_role = role
+        self._preview = ""
+        self._outside: list[Piece] = []
+        self._msg = -1
+        self._nmsg = 0
+        self._ndiag = 0
+        self._m: Header | None = None
+        self._kind = "other"
+        self._call: tuple[str, str] | None = None
+        self._args: list[str] | None = None
+        self._run: list[str] | None = None
+        self._run_start = self._run_end = 0
+        self._after_call = False
+        self._fabricated = False
+
+    # ----------------------------------------------------------------- public API
+
+    def feed(self, chunk: str | Sequence[int], _new: Any = tuple.__new__, _delta: Any = ContentDelta) -> list[Event]:
+        """Scan the next chunk (Harmony text, or token ids); returns the events it completed."""
+        if self._hot and len(chunk) == 1:
+            # One body token at a time, the commonest call when replaying a stream.
+            text = self._fast(chunk[0])
+            if text is not None:
+                pos = self._pos
+                # One int object shared by the delta's end and the position (a trace keeps both).
+                self._pos = end = pos + 1
+                return [_new(_delta, (self._msg, self._kind, text, pos, end))]
+        if isinstance(chunk, str):
+            return self._feed_text(chunk)
+        if self._mode != "tokens":
+            if self._mode == "text":
+                raise ValueError("this Scanner was fed text; feed token ids to a new Scanner (one stream, one input kind)")
+            if not chunk:
+                return []
+            self._mode = "tokens"
+        out = self._out = []
+        fast = self._fast
+        pos = self._pos
+        parts: list[str] | None = None
+        run = pos
+        for tid in chunk:
+            if self._clean:
+                text = fast(tid)
+                if text is not None:
+                    if parts is None:
+                        parts = [text]
+                        run = pos
+                    else:
+                        parts.append(text)
+                    pos += 1
+                    continue
+            if parts is not None:
+                self._body_text(parts[0] if len(parts) == 1 else "".join(parts), run, pos)
+                parts = None
+            self._pos = pos
+            self._token(tid)
+            pos += 1
+        self._pos = pos
+        if parts is not None:
+            text = parts[0] if len(parts) == 1 else "".join(parts)
+            if self._run is None and self._args is None:
+                out.append(_new_tuple(ContentDelta, (self._msg, self._kind, text, run, pos)))
+                return out
+            self._body_text(text, run, pos)
+        if self._run is not None:
+            self._flush_run()
+        return out
+
+    def flush(self) -> list[Event]:
+        """End of stream: settle whatever is pending and close the open message."""
+        out = self._out = []
+        self._drain()
+        pos = self._pos
+        if self._state is BODY:
+            self._eos_body(pos)
+        elif self._state is HEADER:
+            if "".join(p[0] for p in self._hdr).strip():
+                self._salvage(None, pos, pos)
+            elif self._hdr_role is None:
+                self._diag("eos-in-header", "error", "stream ended right after <|start|>, before any header", self._hdr_start, pos)
+            self._state = OUTSIDE
+        else:
+            self._resolve_outside(None, pos)
+        if self._run is not None:
+            self._flush_run()
+        self._clean = self._hot = False
+        return out
+
+    def snapshot(self) -> Snapshot:
+        """The state after the last feed, in O(1) (no copy of the stream)."""
+        m = self._m
+        if m is None:
+            role = self._hdr_role if self._state is HEADER else None
+            return Snapshot(self._state, self._preview, self._held_text, -1, role, None, None, None, None, self._nmsg, self._ndiag, self._pos)  # type: ignore[arg-type]
+        return Snapshot(self._state, self._preview, self._held_text, self._msg, m.role, m.name, m.recipient, m.channel, m.content_type, self._nmsg, self._ndiag, self._pos)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------ input handling
+
+    def _feed_text(self, chunk: str) -> list[Event]:
+        if self._mode != "text":
+            if self._mode == "tokens":
+                raise ValueError("this Scanner was fed token ids; feed text to a new Scanner (one stream, one input kind)")
+            if not chunk:
+                return []
+            self._mode = "text"
+        out = self._out = []
+        if chunk:
+            start = self._pos
+            self._pos = start + len(chunk)
+            self._lex(chunk, start, self._pos)
+        if self._run is not None:
+            self._flush_run()
+        return out
+
+    def _token(self, tid: int) -> None:
+        pos = self._pos
+        if tid in CONTROL_IDS:
+            self._drain()
+            self._control(tid, pos, pos + 1)
+        elif type(tid) is not int or tid < 0 or tid >= N_VOCAB:
+            raise ValueError(f"token id {tid!r} at position {pos} is not in the o200k_harmony vocabulary (0..{N_VOCAB - 1}); feed ids from harmony_viz.encoding()")
+        elif tid >= len(self._raw):
+            self._drain()
+            literal = special_by_id(tid).literal  # type: ignore[union-attr]
+            self._diag("reserved-token", "warning", f"reserved special token {literal} ({tid}) read as text", pos, pos + 1)
+            self._text(literal, pos, pos + 1)
+        else:
+            raw = self._raw[tid]
+            text = None
+            if self._dec_start < 0:
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    pass
+            if text is not None:
+                self._lex(text, pos, pos + 1)
+            else:
+                # Part of a multi-byte character: decode across tokens so it never shows as U+FFFD.
+                start = self._dec_start if self._dec_start >= 0 else pos
+                text = self._dec.decode(raw)
+                self._dec_start = pos if self._dec.getstate()[0] else -1
+                if text:
+                    self._lex(text, start, pos + 1)
+        self._clean = self._state is BODY and not self._held and self._dec_start < 0
+        self._hot = self._clean and self._args is None
+
+    def _drain(self) -> None:
+        """Release held-back text and undecodable bytes (a control token or the end came)."""
+        if self._held:
+            pieces = self._held
+            self._held, self._held_text = [], ""
+            for piece in pieces:
+                self._text(*piece)
+        if self._dec_start >= 0:
+            text = self._dec.decode(b"", final=True)
+            self._dec.reset()
+            start, self._dec_start = self._dec_start, -1
+            if text:
+                self._text(text, start, self._pos)
+
+    def _lex(self, text: str, start: int, end: int) -> None:
+        """Split text at control tokens spelled out, holding back a suffix that may start one."""
+        if not self._held and "<" not in text:
+            self._text(text, start, end)
+            return
+        pieces = [*self._held, (text, start, end)]
+        s = self._held_text + text
+        self._held, self._held_text = [], ""
+        c = 0
+        for m in _LITERAL_RE.finditer(s):
+            if m.start() > c:
+                self._text_of(pieces, s, c, m.start())
+            u0, u1 = _unit_start(pieces, m.start()), _unit_end(pieces, m.end())
+            if self._mode == "tokens":
+                self._diag("control-token-as-text", "warning", f"{m.group()} spelled as plain-text tokens; read as the control token", u0, u1)
+            self._control(ID_BY_LITERAL[m.group()], u0, u1)
+            c = m.end()
+        hold = len(s)
+        lt = s.rfind("<", c)
+        if lt >= 0 and s[lt:] in _PREFIXES:
+            hold = lt
+        if hold > c:
+            self._text_of(pieces, s, c, hold)
+        if hold < len(s):
+            self._held = _slice(pieces, hold, len(s))
+            self._held_text = s[hold:]
+
+    def _text_of(self, pieces: list[Piece], s: str, c0: int, c1: int) -> None:
+        self._text(s[c0:c1], _unit_start(pieces, c0), _unit_end(pieces, c1))
+
+    # ------------------------------------------------------------- the machine
+
+    def _text(self, text: str, start: int, end: int) -> None:
+        state = self._state
+        if state is BODY:
+            self._body_text(text, start, end)
+        elif state is HEADER:
+            self._hdr.append((text, start, end))
+            if len(self._preview) < _PREVIEW:
+                self._preview = (self._preview + text)[:_PREVIEW]
+        else:
+            if not text.isspace():
+                self._check_after_call(start, end)
+            self._outside.append((text, start, end))
+
+    def _control(self, tid: int, start: int, end: int) -> None:
+        state = self._state
+        if state is BODY:
+            if tid in _STOPS:
+                self._end_message(tid, start, end)
+            elif tid == START or tid == CHANNEL:
+                where = "<|start|>" if tid == START else "<|channel|> in the body"
+                self._diag("missing-end", "error", f"{where} while message {self._msg} is open: <|end|> missing; the message ends here", start, end)
+                role = None if tid == START else self._m.role  # type: ignore[union-attr]
+                self._close_body_implied(start)
+                self._begin_header(start, role)
+                if tid == CHANNEL:
+                    self._diag("missing-start", "error", "a new header begins without <|start|>; the role of the previous message is kept", start, end)
+                    self._header_piece(LITERAL_BY_ID[tid], start, end)
+            else:
+                self._diag("control-in-body", "error", f"{LITERAL_BY_ID[tid]} inside a message body; kept as text", start, end)
+                self._body_text(LITERAL_BY_ID[tid], start, end)
+        elif state is HEADER:
+            if tid == MESSAGE:
+                self._open_header(end)
+            elif tid == CHANNEL or tid == CONSTRAIN:
+                self._header_piece(LITERAL_BY_ID[tid], start, end)
+            elif tid == START and self._hdr_role is not None and not "".join(p[0] for p in self._hdr).strip():
+                # role="assistant" was given but the completion opens its own message.
+                self._diag("empty-header", "info", "the stream opens with <|start|>, so the prompt role given was not needed", start, end)
+                self._begin_header(start, None)
+            else:
+                self._salvage(tid, start, end)
+                if tid == START:
+                    self._begin_header(start, None)
+        else:
+            self._check_after_call(start, end)
+            if tid == START:
+                self._resolve_outside(START, start)
+                self._begin_header(start, None)
+            elif tid in _STOPS:
+                if self._outside and not "".join(p[0] for p in self._outside).isspace():
+                    pieces, self._outside = self._outside, []
+                    self._diag("missing-start", "error", f"text then {LITERAL_BY_ID[tid]} with no <|start|> or header; read as a {self._default_role()} message", pieces[0][1], start)
+                    self._open(Header(self._default_role(), None, None, None, None), pieces[0][1], pieces[0][1], [])
+                    for piece in pieces:
+                        self._body_text(*piece)
+                    self._end_message(tid, start, end)
+                else:
+                    self._resolve_outside(START, start)
+                    self._diag("unexpected-stop", "error", f"{LITERAL_BY_ID[tid]} where a message start was expected; ignored", start, end)
+            else:
+                # A header with no <|start|> (a dropped token, or `assistant` written as a plain word).
+                pieces, self._outside = self._outside, []
+                if pieces and not "".join(p[0] for p in pieces).isspace():
+                    self._diag("missing-start", "error", "header without <|start|>; read from the text before it", pieces[0][1], end)
+                    self._begin_header(pieces[0][1], None)
+                    for piece in pieces:
+                        self._header_piece(*piece)
+                else:
+                    role = self._default_role()
+                    self._diag("missing-start", "error", f"{LITERAL_BY_ID[tid]} where <|start|> was expected; read as a new {role} message", start, end)
+                    self._begin_header(start, role)
+                self._control(tid, start, end)
+
+    def _default_role(self) -> str:
+        return self._role or "assistant"
+
+    def _check_after_call(self, start: int, end: int) -> None:
+        if self._after_call and self._role is not None and not self._fabricated:
+            self._fabricated = True
+            self._diag("continues-after-call", "error", "the completion goes on after <|call|>: a fabricated tool result (the caller, not the model, writes it)", start, end)
+
+    def _begin_header(self, start: int, role: str | None) -> None:
+        self._state = HEADER
+        self._hdr = []
+        self._hdr_start = start
+        self._hdr_role = role
+        self._preview = ""
+
+    def _header_piece(self, text: str, start: int, end: int) -> None:
+        self._hdr.append((text, start, end))
+        if len(self._preview) < _PREVIEW:
+            self._preview = (self._preview + text)[:_PREVIEW]
+
+    def _open_header(self, end: int) -> None:
+        pieces = self._hdr
+        text = "".join(p[0] for p in pieces)
+        h = parse_header(text, self._hdr_role, salvage=False)
+        self._open(h, self._hdr_start, end, pieces)
+
+    def _open(self, h: Header, start: int, end: int, pieces: list[Piece]) -> None:
+        """Emit the start of a message (and of its tool call), then read its body."""
+        self._msg = index = self._nmsg
+        self._nmsg += 1
+        self._m = h
+        self._kind = kind = classify(h.role, h.recipient, h.channel)
+        self._emit(MessageStart(index, h.role, h.name, h.recipient, h.channel, h.content_type, kind, start, end))  # type: ignore[arg-type]
+        for code, severity, message, c0, c1 in h.diags:
+            u0, u1 = (_unit_start(pieces, c0), _unit_end(pieces, c1)) if pieces else (start, end)
+            self._diag(code, severity, message, u0, max(u0, u1))
+        for code, severity, message, _, _ in header_warnings(h, 0):
+            self._diag(code, severity, message, start, end)
+        if kind == "tool_call":
+            recipient = h.recipient or ""
+            namespace, dot, rest = recipient.partition(".")
+            name = rest if namespace == "functions" and dot else recipient
+            call_id = f"call_{index}"
+            self._call = (call_id, name)
+            self._args = []
+            self._emit(ToolCallStart(index, call_id, name, namespace if dot else None, recipient, start, end))
+        else:
+            self._call = None
+            self._args = None
+        self._state = BODY
+        self._hdr = []
+        self._preview = ""
+
+    def _salvage(self, tid: int | None, start: int, end: int) -> None:
+        """A header that never reached <|message|>: keep what parses, the rest is the body."""
+        pieces = self._hdr
+        text = "".join(p[0] for p in pieces)
+        lit = "end of stream" if tid is None else LITERAL_BY_ID[tid]
+        split = split_stripped(text) if self._hdr_role is not None else None
+        if split is not None:
+            self._stripped(pieces, text, split, tid, start, end)
+            return
+        h = parse_header(text, self._hdr_role, salvage=True)
+        at = len(text) if h.content_at is None else h.content_at
+        hdr_end = _unit_start(pieces, at) if at < len(text) else start
+        if tid is None:
+            self._diag("eos-in-header", "error", f"stream ended inside the header {text[:40]!r}; the text after the header fields is read as the body", self._hdr_start, start)
+        else:
+            self._diag("missing-message", "error", f"{lit} ends the header {text[:40]!r} before <|message|>; the text after the header fields is read as the body", self._hdr_start, start)
+        self._open(h, self._hdr_start, hdr_end, pieces)
+        if at < len(text):
+            for piece in _slice(pieces, at, len(text)):
+                self._body_text(*piece)
+        self._finish_body(tid, start, end)
+
+    def _stripped(self, pieces: list[Piece], text: str, split: list[tuple[str, int, int, int]], tid: int | None, start: int, end: int) -> None:
+        """``analysis…assistantfinal…``: control tokens were stripped; rebuild the messages."""
+        self._diag("control-tokens-stripped", "error", "control tokens were stripped from this text (analysis…assistantfinal…); messages recovered from the channel names", _unit_start(pieces, 0), _unit_end(pieces, len(text)))
+        for i, (channel, h0, b0, b1) in enumerate(split):
+            h = Header("assistant", None, None, channel, None)
+            self._open(h, _unit_start(pieces, h0), _unit_start(pieces, b0) if b0 < len(text) else start, [])
+            for piece in _slice(pieces, b0, b1):
+                self._body_text(*piece)
+            if i < len(split) - 1:
+                self._close_body_implied(_unit_start(pieces, b1))
+        self._finish_body(tid, start, end)
+
+    def _finish_body(self, tid: int | None, start: int, end: int) -> None:
+        if tid is None:
+            self._eos_body(start)
+        elif tid == START:
+            self._close_body_implied(start)
+        else:
+            self._end_message(tid, start, end)
+
+    def _resolve_outside(self, tid: int | None, at: int) -> None:
+        """Text between messages, settled when the next <|start|> or the end arrives."""
+        pieces, self._outside = self._outside, []
+        if not pieces:
+            return
+        text = "".join(p[0] for p in pieces)
+        if text.isspace():
+            self._diag("whitespace-outside-message", "info", f"{text!r} between messages (a display separator?); ignored", pieces[0][1], pieces[-1][2])
+            return
+        split = split_stripped(text)
+        if split is not None:
+            self._stripped(pieces, text, split, tid, at, at)
+            return
+        role = self._default_role()
+        self._diag("text-outside-message", "error", f"text outside any message ({text.strip()[:40]!r}); read as a {role} message without header", pieces[0][1], pieces[-1][2])
+        self._open(Header(role, None, None, None, None), pieces[0][1], pieces[0][1], [])
+        for piece in pieces:
+            self._body_text(*piece)
+        self._finish_body(tid, at, at)
+
+    def _end_message(self, tid: int, start: int, end: int) -> None:
+        literal = LITERAL_BY_ID[tid]
+        if self._call is not None:
+            if tid == END:
+                self._diag("call-ended-by-end", "warning", f"tool call to {self._m.recipient} ended by <|end|> instead of <|call|>", start, end)  # type: ignore[union-attr]
+            elif tid == RETURN:
+                self._diag("call-ended-by-return", "error", f"tool call to {self._m.recipient} ended by <|return|> instead of <|call|>", start, end)  # type: ignore[union-attr]
+            self._finish_call(start, end)
+        elif tid == CALL:
+            self._diag("call-without-recipient", "warning", "<|call|> ends a message that has no recipient (no to=…); nothing to call", start, end)
+        self._close(literal, start, end)
+        if tid == CALL:
+            self._after_call = True
+
+    def _eos_body(self, at: int) -> None:
+        if self._call is not None:
+            raw = "".join(self._args or ())
+            if not is_json_type(self._m.content_type) or is_complete_json(raw):  # type: ignore[union-attr]
+                self._diag("call-cut-off", "warning", f"tool call to {self._m.recipient} cut off at end of stream with complete arguments (servers often strip <|call|>)", at, at)  # type: ignore[union-attr]
+            else:
+                self._diag("call-incomplete", "error", f"stream ended inside the tool call to {self._m.recipient}; its arguments are not complete JSON", at, at)  # type: ignore[union-attr]
+            self._finish_call(at, at)
+        else:
+            self._diag("eos-in-message", "info", f"message {self._msg} has no stop token (the stream ends inside it)", at, at)
+        self._close("eos", at, at)
+
+    def _close_body_implied(self, at: int) -> None:
+        if self._call is not None:
+            self._finish_call(at, at)
+        self._close("<|start|>", at, at)
+
+    def _finish_call(self, start: int, end: int) -> None:
+        call_id, name = self._call  # type: ignore[misc]
+        raw = "".join(self._args or ())
+        parsed, error = parse_arguments(raw) if is_json_type(self._m.content_type) else (None, None)  # type: ignore[union-attr]
+        self._emit(ToolCallEnd(self._msg, call_id, name, raw, parsed, error, start, end))
+        self._call = None
+        self._args = None
+
+    def _close(self, terminator: str, start: int, end: int) -> None:
+        self._emit(MessageEnd(self._msg, terminator, start, end))  # type: ignore[arg-type]
+        self._msg = -1
+        self._m = None
+        self._kind = "other"
+        self._state = OUTSIDE
+        self._clean = self._hot = False
+
+    # ------------------------------------------------------------------ output
+
+    def _body_text(self, text: str, start: int, end: int) -> None:
+        if self._args is not None:
+            self._args.append(text)
+        if self._run is not None:
+            if start == self._run_end:
+                self._run.append(text)
+                self._run_end = end
+                return
+            self._flush_run()
+        self._run = [text]
+        self._run_start, self._run_end = start, end
+
+    def _flush_run(self) -> None:
+        run = self._run
+        self._run = None
+        if run:
+            text = run[0] if len(run) == 1 else "".join(run)
+            self._out.append(_new_tuple(ContentDelta, (self._msg, self._kind, text, self._run_start, self._run_end)))
+
+    def _emit(self, event: Event) -> None:
+        if self._run is not None:
+            self._flush_run()
+        self._out.append(event)
+
+    def _diag(self, code: str, severity: str, message: str, start: int, end: int) -> None:
+        self._ndiag += 1
+        self._emit(Diagnostic(code, severity, message, start, end))  # type: ignore[arg-type]

@@ -1,0 +1,65 @@
+"""Per-id lookup tables for the token fast path, built once from the o200k_harmony encoding."""
+
+from __future__ import annotations
+
+import threading
+
+from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, N_VOCAB, RETURN, START, encoding
+
+# The structural and stop tokens the scanner acts on; other special ids are reserved.
+CONTROL_IDS: frozenset[int] = frozenset((START, END, MESSAGE, CHANNEL, CONSTRAIN, CALL, RETURN))
+
+# How each control token is spelled in text; the text lexer recognises exactly these.
+LITERAL_BY_ID: dict[int, str] = {
+    START: "<|start|>",
+    END: "<|end|>",
+    MESSAGE: "<|message|>",
+    CHANNEL: "<|channel|>",
+    CONSTRAIN: "<|constrain|>",
+    CALL: "<|call|>",
+    RETURN: "<|return|>",
+}
+ID_BY_LITERAL: dict[str, int] = {lit: i for i, lit in LITERAL_BY_ID.items()}
+
+
+class Tables:
+    """``fast``: id -> text for tokens that are whole UTF-8 and hold no ``<`` (the hot path);
+    ``raw``: id -> bytes for every ordinary token (the slow path decodes these incrementally)."""
+
+    __slots__ = ("fast", "raw")
+
+    def __init__(self, fast: dict[int, str], raw: list[bytes]) -> None:
+        self.fast = fast
+        self.raw = raw
+
+
+_lock = threading.Lock()
+_tables: Tables | None = None
+
+
+def tables() -> Tables:
+    """The lookup tables, built on first use (about 0.1 s) and kept for the process."""
+    global _tables
+    if _tables is None:
+        with _lock:
+            if _tables is None:
+                _tables = _build()
+    return _tables
+
+
+def _build() -> Tables:
+    ranks = encoding()._mergeable_ranks
+    raw: list[bytes] = [b""] * len(ranks)
+    fast: dict[int, str] = {}
+    for token_bytes, rank in ranks.items():
+        raw[rank] = token_bytes
+        try:
+            text = token_bytes.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # part of a multi-byte character: decoded incrementally
+        if "<" not in text:
+            fast[rank] = text
+    return Tables(fast, raw)
+
+
+__all__ = ["CONTROL_IDS", "ID_BY_LITERAL", "LITERAL_BY_ID", "N_VOCAB", "Tables", "tables"]

@@ -1,0 +1,167 @@
+"""The replay widget: a token stream replayed through the scanner, step by step, in a notebook.
+
+>>> w = replay("<|start|>assistant<|channel|>final<|message|>Hi<|end|>")  # doctest: +SKIP
+>>> w.step = 5            # move the replay from Python; the browser follows
+>>> w.save_html("replay.html")
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from harmony_viz.trace import CHUNKINGS, Trace, parse_chunking, tokens_of
+
+STATIC = Path(__file__).parent / "static"
+
+# Offered in the chunking menu; any other spelling can be typed in.
+PRESETS: tuple[str, ...] = ("token", "every:4", "every:16", "random:0", "chars:8", "bytes:3", "server")
+
+
+def _bundle(name: str) -> Path:
+    path = STATIC / name
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} is missing: the widget's JavaScript is built on install; "
+            "run `npm install && npm run build` in js/ (or `pip install -e .` again)"
+        )
+    return path
+
+
+class ReplayWidget(anywidget.AnyWidget):
+    """Replays a trace in the browser; ``step``, ``selected`` and ``chunking`` are synced both ways."""
+
+    _esm = _bundle("widget.js")
+    _css = _bundle("widget.css")
+
+    step = traitlets.Int(0, help="the step shown: 0 is before anything is fed, the last is the end of the stream").tag(sync=True)
+    selected = traitlets.Int(-1, help="index of the token clicked in the browser, -1 for none").tag(sync=True)
+    chunking = traitlets.Unicode("token", help="how the stream is cut into steps, e.g. 'every:4'").tag(sync=True)
+    chunkings = traitlets.List(traitlets.Unicode(), help="the chunkings offered in the menu").tag(sync=True)
+    error = traitlets.Unicode("", help="the last problem with a value set from the browser").tag(sync=True)
+    api_view = traitlets.Dict(help="the API view as of `step`").tag(sync=True)
+    _meta = traitlets.Dict().tag(sync=True)
+    _columns = traitlets.Bytes().tag(sync=True)
+    _live = traitlets.Bool(True).tag(sync=True)
+
+    def __init__(self, tokens: list[int], chunking: str = "token", *, role: str | None = None, step: int = 0, **kwargs: Any) -> None:
+        self._tokens = tokens
+        self._role = role
+        trace = Trace.build(tokens, chunking, role=role)
+        meta, columns = trace.to_payload()
+        self._trace = trace
+        self._api = _api_views(trace)
+        super().__init__(chunking=str(trace.chunking), chunkings=list(PRESETS), _meta=meta, _columns=columns, **kwargs)
+        self.step = step if step >= 0 else trace.n_steps + step
+        self.api_view = self._api.at(self.step)
+
+    @property
+    def trace(self) -> Trace:
+        """The trace on show (rebuilt when ``chunking`` changes)."""
+        return self._trace
+
+    @property
+    def n_steps(self) -> int:
+        return self._trace.n_steps
+
+    @traitlets.validate("step")
+    def _check_step(self, proposal: dict[str, Any]) -> int:
+        value = proposal["value"]
+        n = self._trace.n_steps if hasattr(self, "_trace") else 1
+        if not 0 <= value < n:
+            raise traitlets.TraitError(f"step {value} is out of range: this replay has steps 0 to {n - 1}")
+        return value
+
+    @traitlets.validate("chunking")
+    def _check_chunking(self, proposal: dict[str, Any]) -> str:
+        try:
+            return str(parse_chunking(proposal["value"]))
+        except ValueError as exc:
+            raise traitlets.TraitError(str(exc)) from None
+
+    @traitlets.observe("chunking")
+    def _rechunk(self, change: dict[str, Any]) -> None:
+        if not hasattr(self, "_trace") or str(self._trace.chunking) == change["new"]:
+            return
+        trace = Trace.build(self._tokens, change["new"], role=self._role)
+        # Keep the same place in the stream: the first new step that has fed at least as much.
+        fed = _tokens_fed(self._trace, self.step)
+        self._trace = trace
+        self._api = _api_views(trace)
+        meta, columns = trace.to_payload()
+        with self.hold_sync():
+            self._meta = meta
+            self._columns = columns
+            self.step = _step_for_tokens(trace, fed)
+            self.error = ""
+        self.api_view = self._api.at(self.step)
+
+    @traitlets.observe("step")
+    def _step_changed(self, change: dict[str, Any]) -> None:
+        if hasattr(self, "_api"):
+            self.api_view = self._api.at(change["new"])
+
+    def set_state(self, sync_data: dict[str, Any]) -> None:
+        """Apply state from the browser; a bad chunking or step is reported in ``error``, not raised."""
+        if "chunking" in sync_data:
+            try:
+                parse_chunking(sync_data["chunking"])
+            except ValueError as exc:
+                sync_data = {k: v for k, v in sync_data.items() if k != "chunking"}
+                self.error = str(exc)
+                self.send_state("chunking")  # put the browser's menu back
+        if "step" in sync_data and not (isinstance(sync_data["step"], int) and 0 <= sync_data["step"] < self._trace.n_steps):
+            self.error = f"step {sync_data['step']!r} is out of range: this replay has steps 0 to {self._trace.n_steps - 1}"
+            sync_data = {k: v for k, v in sync_data.items() if k != "step"}
+            self.send_state("step")
+        super().set_state(sync_data)
+
+    def save_html(self, path: str | Path, *, title: str | None = None) -> Path:
+        """Write this replay as one self-contained HTML page (no kernel, no network), at the current step."""
+        from harmony_viz.html import page_html
+
+        out = Path(path)
+        out.write_text(page_html(self._trace, step=self.step, title=title), encoding="utf-8")
+        return out
+
+
+def _api_views(trace: Trace) -> Any:
+    from harmony_viz._api_view import ApiViews
+
+    return ApiViews(trace)
+
+
+def _tokens_fed(trace: Trace, step: int) -> int:
+    end = trace.steps[step].end
+    if trace.unit == "char":
+        import numpy as np
+
+        return int(np.searchsorted(trace.token_char_starts, end, side="right") - 1)
+    return end
+
+
+def _step_for_tokens(trace: Trace, fed: int) -> int:
+    for s in trace.steps:
+        if _tokens_fed(trace, s.index) >= fed:
+            return s.index
+    return trace.n_steps - 1
+
+
+def replay(source: Any, chunking: str = "token", *, role: str | None = None, step: int = 0) -> ReplayWidget:
+    """A widget replaying ``source`` through the scanner, ``chunking`` deciding the steps.
+
+    ``source`` is token ids, Harmony text, a conversation (rendered first) or a run record.
+    Chunkings: {chunkings}. ``role`` is for a completion that starts inside an assistant
+    message; ``step=-1`` opens at the end of the stream.
+
+    >>> w = replay([200006, 173781, 200008, 12194, 200007], chunking="every:2")  # doctest: +SKIP
+    >>> w.n_steps  # doctest: +SKIP
+    5
+    """
+    return ReplayWidget(tokens_of(source), chunking, role=role, step=step)
+
+
+replay.__doc__ = (replay.__doc__ or "").replace("{chunkings}", "; ".join(f"``{k}`` ({v})" for k, v in CHUNKINGS.items()))

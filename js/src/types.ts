@@ -1,0 +1,96 @@
+// The trace model as it travels from Python: one interface per trait group.
+
+export interface ColumnDescriptor {
+  name: string;
+  dtype: "u1" | "i1" | "u2" | "i2" | "u4" | "i4";
+  offset: number;
+  length: number;
+  delta: boolean;
+}
+
+export interface MessageMeta {
+  index: number;
+  role: string | null;
+  name: string | null;
+  recipient: string | null;
+  channel: string | null;
+  content_type: string | null;
+  kind: string;
+  start: number;
+  header_end: number;
+  end: number | null;
+  terminator: string | null;
+  step_started: number;
+  step_ended: number | null;
+  call_id: string | null;
+  tool_name: string | null;
+  arguments: string | null;
+  parsed: unknown;
+  arguments_error: string | null;
+  t_start: number;
+  t_header_end: number;
+  t_end: number;
+}
+
+export interface RawEvent {
+  type: string;
+  message?: number;
+  start: number;
+  end: number;
+  [field: string]: unknown;
+}
+
+export interface TraceMeta {
+  version: number;
+  unit: "token" | "char";
+  chunking: string;
+  n_tokens: number;
+  n_steps: number;
+  n_messages: number;
+  columns: ColumnDescriptor[];
+  /** interned strings; columns refer to them by index, -1 for null */
+  strings: string[];
+  event_types: string[];
+  /** interned JSON objects of event-specific fields */
+  event_extras: string[];
+  message_fields: { ints: string[]; strings: string[] };
+  snapshot_fields: Record<string, "str" | "int" | "fed">;
+  /** delta index -> its text, where it differs from the text of its span */
+  overrides: Record<string, string>;
+  /** delta index -> its kind, where it differs from its message's */
+  delta_kinds: Record<string, string>;
+  tool_calls: Record<string, { arguments: string | null; parsed: unknown; error: string | null }>;
+  specials: Record<string, string>;
+}
+
+/** The API view for one step, computed by Python's projections when they exist. */
+export interface ApiView {
+  step?: number;
+  unavailable?: string;
+  views?: Record<string, unknown>;
+  error?: string;
+}
+
+/** The synced traits (Python <-> browser). UI-only state (hover, scroll, play) stays in the view. */
+export interface ReplayTraits {
+  step: number;
+  selected: number;
+  chunking: string;
+  chunkings: string[];
+  error: string;
+  api_view: ApiView;
+  _meta: TraceMeta;
+  _columns: DataView;
+  _live: boolean;
+}
+
+/** One event as shown in the panels. */
+export interface ShownEvent {
+  step: number;
+  type: string;
+  message: number;
+  start: number;
+  end: number;
+  text?: string;
+  raw?: RawEvent;
+}

@@ -1,0 +1,105 @@
+// Unit tests of the frontend's pure logic. Run: npm test (pytest runs them too, with fixtures
+// written by the Python side in HV_FIXTURES, so the browser's reading of a trace is checked
+// against the Python trace that made it).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import * as hv from "../build/pure.mjs";
+
+function column(dtype, values, delta = false) {
+  const size = { u1: 1, i1: 1, u2: 2, i2: 2, u4: 4, i4: 4 }[dtype];
+  const buf = new DataView(new ArrayBuffer(values.length * size + 3));
+  const setter = { u1: "setUint8", i1: "setInt8", u2: "setUint16", i2: "setInt16", u4: "setUint32", i4: "setInt32" }[dtype];
+  let prev = 0;
+  values.forEach((v, i) => {
+    const stored = delta ? v - prev : v;
+    prev = v;
+    if (size === 1) buf[setter](3 + i, stored); else buf[setter](3 + i * size, stored, true);
+  });
+  return [buf, { name: "c", dtype, offset: 3, length: values.length, delta }];
+}
+
+test("readColumn reads every dtype, little-endian, at an unaligned offset", () => {
+  const cases = { u1: [0, 7, 255], i1: [-128, 0, 127], u2: [0, 300, 65535], i2: [-32768, -1, 32767], u4: [0, 201087, 2 ** 31 - 1], i4: [-(2 ** 31), -5, 2 ** 31 - 1] };
+  for (const [dtype, values] of Object.entries(cases)) {
+    const [view, c] = column(dtype, values);
+    assert.deepEqual(Array.from(hv.readColumn(view, c)), values, dtype);
+  }
+});
+
+test("readColumn undoes delta coding", () => {
+  const values = [3, 3, 10, 9, 40];
+  const [view, c] = column("i1", values, true);
+  assert.deepEqual(Array.from(hv.readColumn(view, c)), values);
+});
+
+test("lastAtMost is a binary search for the last element <= x", () => {
+  const arr = [0, 2, 2, 5, 9];
+  assert.equal(hv.lastAtMost(arr, -1), -1);
+  assert.equal(hv.lastAtMost(arr, 0), 0);
+  assert.equal(hv.lastAtMost(arr, 2), 2);
+  assert.equal(hv.lastAtMost(arr, 4), 2);
+  assert.equal(hv.lastAtMost(arr, 100), 4);
+});
+
+test("layoutRows breaks at message starts, after newlines and when a row is full", () => {
+  const texts = ["a", "b\n", "c", "dddd", "eeee", "f"];
+  const rows = hv.layoutRows(texts.length, (t) => texts[t], new Set([3]), 8);
+  // row 0: a, b\n | row 1: c (message starts at 3) | row 2: dddd (5) | eeee would make 10 > 8 | f
+  assert.deepEqual(Array.from(rows), [0, 2, 3, 4, 6]);
+  assert.equal(hv.rowOf(rows, 0), 0);
+  assert.equal(hv.rowOf(rows, 2), 1);
+  assert.equal(hv.rowOf(rows, 5), 3);
+});
+
+test("visibleRows covers the viewport plus overscan, clamped", () => {
+  assert.deepEqual(hv.visibleRows(0, 220, 22, 1000, 2), [0, 12]);
+  assert.deepEqual(hv.visibleRows(2200, 220, 22, 1000, 2), [98, 112]);
+  assert.deepEqual(hv.visibleRows(21990, 220, 22, 1000, 2), [997, 1000]);
+});
+
+test("chipLabel shows whitespace on request and never returns markup-interpreted text", () => {
+  assert.equal(hv.chipLabel(" a\tb\n", true), "·a→b↵");
+  assert.equal(hv.chipLabel(" a\n", false), " a\n");
+  assert.equal(hv.chipLabel("<img src=x onerror=alert(1)>", false), "<img src=x onerror=alert(1)>");
+  assert.equal(hv.chipLabel("x".repeat(100), false).length, 60);
+});
+
+test("escapeText and hexBytes", () => {
+  assert.equal(hv.escapeText("a\n\"b"), '"a\\n\\"b"');
+  assert.equal(hv.hexBytes(new Uint8Array([0xe6, 0x97, 0xa5])), "e6 97 a5");
+});
+
+test("legend covers the six content kinds with distinct colours", () => {
+  const entries = hv.legend("channel");
+  assert.equal(entries.length, 6);
+  assert.equal(new Set(entries.map((e) => e[1])).size, 6);
+});
+
+// ---- checks against traces written by the Python side ----------------------------
+const dir = process.env.HV_FIXTURES;
+const fixtures = dir && existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".meta.json")) : [];
+
+for (const file of fixtures) {
+  const name = file.replace(/\.meta\.json$/, "");
+  test(`trace ${name}: the browser reads back what Python recorded`, () => {
+    const meta = JSON.parse(readFileSync(join(dir, file), "utf-8"));
+    const raw = readFileSync(join(dir, `${name}.bin`));
+    const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+    const want = JSON.parse(readFileSync(join(dir, `${name}.expected.json`), "utf-8"));
+    const d = new hv.TraceData(meta, view);
+    assert.deepEqual(Array.from(d.ids), want.ids);
+    assert.equal(d.nSteps, want.steps.length);
+    for (let t = 0; t < d.nTokens; t++) assert.equal(d.tokenText(t), want.token_text[t], `token ${t}`);
+    want.steps.forEach((ws, s) => {
+      assert.equal(d.fedAt(s).full, ws.fed_full, `step ${s} fed`);
+      const got = d.eventsBetween(s, s, 1e9).events.map((e) => [e.type, e.message, e.start, e.end, e.type === "ContentDelta" ? e.text : null]);
+      assert.deepEqual(got, ws.events, `step ${s} events`);
+      for (const [field, value] of Object.entries(ws.snapshot)) assert.deepEqual(d.snapshotField(field, s), value, `step ${s} ${field}`);
+      ws.content.forEach((text, mi) => assert.equal(d.contentAt(mi, s, 1e9).text, text, `step ${s} message ${mi}`));
+    });
+    for (const [t, m] of want.message_of_token) assert.equal(d.messageOfToken(t)?.index ?? -1, m, `token ${t} message`);
+    for (const [t, s] of want.step_of_token) assert.equal(d.stepOfToken(t), s, `token ${t} step`);
+  });
+}

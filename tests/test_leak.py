@@ -1,0 +1,208 @@
+"""The leak guard: transport escaping (plain and JSON), the detector's signals, repair."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harmony_viz.leak import (
+    CONTROL_SPELLINGS,
+    detect_leak,
+    escape,
+    escape_json,
+    repair_reasoning_leak,
+    unescape,
+    unescape_json,
+)
+
+ESCAPED_SPELLINGS = [s.replace("|", "\\|") for s in CONTROL_SPELLINGS]
+
+# Text rich in near-misses: control spellings, their pieces, backslashes and bars.
+pieces = st.one_of(
+    st.sampled_from(CONTROL_SPELLINGS),
+    st.sampled_from(["<|", "|>", "<", "|", ">", "\\", "\\|", "<\\|", "start", "end|>", "<|<|end|>", '"', "\n"]),
+    st.text(max_size=8),
+)
+texts = st.lists(pieces, max_size=12).map("".join)
+texts_with_escapes = st.lists(st.one_of(pieces, st.sampled_from(ESCAPED_SPELLINGS)), max_size=12).map("".join)
+
+
+def has_escaped_spelling(text: str) -> bool:
+    return any(e in text for e in ESCAPED_SPELLINGS)
+
+
+def test_escape_examples():
+    assert escape("<|start|>assistant<|channel|>final<|message|>hi<|return|>") == "<\\|start\\|>assistant<\\|channel\\|>final<\\|message\\|>hi<\\|return\\|>"
+    assert escape("<|constrain|>json <|call|> <|end|>") == "<\\|constrain\\|>json <\\|call\\|> <\\|end\\|>"
+    assert escape("<|reserved_200014|> <|endoftext|> a|b") == "<|reserved_200014|> <|endoftext|> a|b"
+    assert unescape("<\\|call\\|>") == "<|call|>"
+
+
+@given(texts_with_escapes)
+def test_escape_is_idempotent_and_leaves_no_control_spelling(text):
+    once = escape(text)
+    assert escape(once) == once
+    assert not any(s in once for s in CONTROL_SPELLINGS)
+
+
+@given(texts)
+def test_unescape_is_the_exact_inverse_on_text_without_escaped_spellings(text):
+    if has_escaped_spelling(text):
+        return
+    assert unescape(escape(text)) == text
+
+
+def test_unescape_is_lossy_on_text_that_already_held_an_escaped_spelling():
+    text = "<\\|end\\|>"
+    assert unescape(escape(text)) == "<|end|>" != text
+
+
+# JSON documents whose strings (keys too) are made of the same pieces.
+json_strings = texts
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), json_strings),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(json_strings, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+def map_strings(value, fn):
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, list):
+        return [map_strings(v, fn) for v in value]
+    if isinstance(value, dict):
+        return {fn(k): map_strings(v, fn) for k, v in value.items()}
+    return value
+
+
+def any_string(value, pred) -> bool:
+    if isinstance(value, str):
+        return pred(value)
+    if isinstance(value, list):
+        return any(any_string(v, pred) for v in value)
+    if isinstance(value, dict):
+        return any(pred(k) or any_string(v, pred) for k, v in value.items())
+    return False
+
+
+@given(json_values, st.booleans(), st.sampled_from([None, 2]))
+def test_json_escape_keeps_the_document_valid_and_each_string_plain_escaped(value, ascii_only, indent):
+    doc = json.dumps(value, ensure_ascii=ascii_only, indent=indent)
+    escaped = escape_json(doc, strict=True)
+    assert json.loads(escaped) == map_strings(json.loads(doc), escape)
+    assert escape_json(escaped) == escaped
+    if not any_string(value, has_escaped_spelling):
+        assert unescape_json(escaped) == doc  # byte for byte
+        assert json.loads(unescape_json(escaped)) == json.loads(doc)
+
+
+def test_json_escape_sees_through_unicode_escapes_and_keeps_the_rest():
+    doc = '{"a": "\\u003c|call|> \\u00e9\\ud83d\\ude00", "n": 1.50}'
+    out = escape_json(doc)
+    assert out == '{"a": "<\\\\|call\\\\|> \\u00e9\\ud83d\\ude00", "n": 1.50}'
+    assert json.loads(out)["a"] == escape(json.loads(doc)["a"])
+
+
+def test_json_escape_of_malformed_documents():
+    with pytest.raises(ValueError, match=r"^not valid JSON: Unterminated string starting at line 1, column 7; pass strict=False"):
+        escape_json('{"a": "<|end|>', strict=True)
+    # Best effort on truncated tool arguments: the open string is still escaped.
+    assert escape_json('{"a": "<|end|>') == '{"a": "<\\\\|end\\\\|>'
+
+
+# --- Detector -------------------------------------------------------------------------------
+
+
+def verdict(text, surface="assistant_text"):
+    report = detect_leak(text, surface)
+    return report.leak, list(report.signals)
+
+
+@pytest.mark.parametrize(
+    ("text", "surface", "expected"),
+    [
+        # H alone trips on text and thinking.
+        ("Sure.<|end|><|start|>assistant<|channel|>final<|message|>Hi", "assistant_text", (True, ["H"])),
+        ("Let me think <|channel|>analysis", "assistant_thinking", (True, ["H"])),
+        # M with a channel word (C), glitch token (G), script mixing (S), cascade (B), fake results (R).
+        ("I'll edit it now. commentary to=functions.edit", "assistant_text", (True, ["M", "C"])),
+        ("ok RTLU to=functions.read then", "assistant_text", (True, ["M", "G"])),
+        ("Next I check the file contents to=functions.read 大发 and then continue with the plan as written here", "assistant_text", (True, ["M", "S"])),
+        ("to=functions.edit code\n{}\nmore to=functions.edit", "assistant_text", (True, ["M", "B"])),
+        ("to=functions.python code_output\nCell 3: 42", "assistant_thinking", (True, ["M", "R"])),
+        # Tool arguments: only T (markup after the valid JSON) trips. OMP errata example.
+        ('{"path": "a.py", "edits": []} analysis to=functions.edit code 大发', "tool_arg", (True, ["M", "C", "S", "T"])),
+        ('{"path": "a.py"}<|end|><|start|>assistant', "tool_arg", (True, ["H", "T"])),
+    ],
+)
+def test_leak_positives(text, surface, expected):
+    assert verdict(text, surface) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "surface", "expected"),
+    [
+        # Documentation and prose that mention the marker: bare M never trips.
+        ("The recipient is written as to=functions.get_weather after the channel.", "assistant_text", (False, ["M"])),
+        ("In Harmony a call looks like to=functions.x and ends with a stop token.", "assistant_thinking", (False, ["M"])),
+        # Fenced examples and inline code are exempt.
+        ("Example:\n```\n<|start|>assistant<|channel|>commentary to=functions.x<|message|>{}<|call|>\n```\nThat's it.", "assistant_text", (False, [])),
+        ("~~~text\ncommentary to=functions.edit\n~~~", "assistant_text", (False, [])),
+        ("Escape `<|end|>` and write `commentary to=functions.x` literally.", "assistant_text", (False, [])),
+        # Tool arguments are data: markup inside the valid JSON is not a leak.
+        ('{"doc": "<|start|>assistant commentary to=functions.x"}', "tool_arg", (False, ["H", "M", "C"])),
+        ("print('to=functions.x')", "tool_arg", (False, ["M"])),
+        ("", "assistant_text", (False, [])),
+    ],
+)
+def test_leak_negatives(text, surface, expected):
+    assert verdict(text, surface) == expected
+
+
+def test_detector_reports_spans_and_rejects_unknown_surfaces():
+    text = "ok commentary to=functions.edit"
+    report = detect_leak(text)
+    assert [(f.letters, text[f.start : f.end]) for f in report.findings] == [(("M", "C"), "to=functions.edit")]
+    with pytest.raises(ValueError, match="unknown surface 'tool'; expected one of assistant_text, assistant_thinking, tool_arg"):
+        detect_leak("x", "tool")  # type: ignore[arg-type]
+
+
+def test_explicit_parsed_end():
+    text = "edit a.py\nanalysis to=functions.edit"
+    assert detect_leak(text, "tool_arg").leak is False  # not JSON: no boundary, inert
+    assert detect_leak(text, "tool_arg", parsed_end=9).signals == ("M", "C", "T")
+
+
+# --- Repair ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "expected_content", "expected_reasoning"),
+    [
+        ("<|channel|>analysis<|message|>Need weather.<|end|>It is sunny.", "It is sunny.", "Need weather."),
+        (
+            "<|start|>assistant<|channel|>analysis<|message|>Need weather.<|end|><|start|>assistant<|channel|>final<|message|>It is sunny.<|return|>",
+            "It is sunny.",
+            "Need weather.",
+        ),
+        ("<|channel|>analysis<|message|>A<|start|>assistant<|channel|>final<|message|>B", "B", "A"),
+        # sglang#9244: special tokens stripped.
+        ("analysisThe user greets. Reply.assistantfinalHello! How can I help?", "Hello! How can I help?", "The user greets. Reply."),
+    ],
+)
+def test_repair_moves_leaked_analysis_to_reasoning(content, expected_content, expected_reasoning):
+    fixed = repair_reasoning_leak(content)
+    assert (fixed.content, fixed.reasoning) == (expected_content, expected_reasoning)
+    assert fixed.changed
+    assert not detect_leak(fixed.content).leak
+
+
+def test_repair_appends_to_existing_reasoning_and_leaves_clean_text_alone():
+    assert repair_reasoning_leak("<|channel|>analysis<|message|>B<|end|>x", "A").reasoning == "A\nB"
+    for clean in ("It is sunny.", "Use `<|channel|>analysis<|message|>` to open reasoning.", "```\n<|channel|>analysis<|message|>x<|end|>\n```", "analysis shows it; final answer: 4"):
+        fixed = repair_reasoning_leak(clean)
+        assert (fixed.content, fixed.reasoning, fixed.changed) == (clean, "", False)

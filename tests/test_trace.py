@@ -1,0 +1,248 @@
+"""The trace model: chunkings, steps, messages and the columnar payload, against the real scanner."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harmony_viz.scanner import ContentDelta, MessageEnd, MessageStart, Scanner
+from harmony_viz.trace import Chunking, SourceError, Trace, parse_chunking, tokens_of
+from harmony_viz.trace._chunking import text_chunks, token_chunks
+from _replay_streams import XSS_TEXT, finding5, long_ids, rft
+
+TOKEN_CHUNKINGS = ["token", "every:3", "every:1000", "random:0", "random:5:2"]
+TEXT_CHUNKINGS = ["chars:1", "chars:7", "bytes:1", "bytes:5", "server", "server:3"]
+
+
+@pytest.fixture(scope="module")
+def tool_run(corpus_dir) -> str:
+    """A real run whose completion calls an undeclared tool (stop token stripped)."""
+    return finding5(corpus_dir, "cyberthreat-17")
+
+
+@pytest.fixture(scope="module")
+def xss_ids(enc) -> list[int]:
+    """The hostile stream as token ids."""
+    return enc.encode(XSS_TEXT, allowed_special="all")
+
+
+# ---- chunkings ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "spec, expected",
+    [("token", Chunking("token")), ("every:4", Chunking("every", 4)), ("random:7", Chunking("random", 8, 7)),
+     ("random:7:3", Chunking("random", 3, 7)), ("chars:16", Chunking("chars", 16)), ("bytes:3", Chunking("bytes", 3)),
+     ("server", Chunking("server", 1)), ("server:2", Chunking("server", 2)), (" every:2 ", Chunking("every", 2))],
+)
+def test_parse_chunking_round_trips(spec: str, expected: Chunking) -> None:
+    got = parse_chunking(spec)
+    assert got == expected
+    assert parse_chunking(str(got)) == got
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [("tokens", "unknown chunking 'tokens'; use one of: token, every:N, random:SEED, chars:N, bytes:N, server"),
+     ("every", "chunking 'every' needs a size, e.g. 'every:4'"),
+     ("every:0", "chunking 'every:0': the size must be at least 1, got 0"),
+     ("token:3", "chunking 'token:3': 'token' takes no number; for N tokens per step write 'every:N'"),
+     ("random", "chunking 'random' needs a seed, e.g. 'random:0'")],
+)
+def test_parse_chunking_errors_say_what_to_write(spec: str, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        parse_chunking(spec)
+    assert str(info.value) == message
+
+
+@given(n=st.integers(0, 300), spec=st.sampled_from(TOKEN_CHUNKINGS + ["random:11", "every:7"]))
+def test_token_chunks_cover_the_stream_once(n: int, spec: str) -> None:
+    ends = token_chunks(n, parse_chunking(spec))
+    assert ends == sorted(set(ends))
+    assert (ends[-1] if ends else 0) == n
+    assert all(e > 0 for e in ends)
+
+
+def test_random_chunking_is_seeded() -> None:
+    a = token_chunks(500, parse_chunking("random:3"))
+    assert a == token_chunks(500, parse_chunking("random:3"))
+    assert a != token_chunks(500, parse_chunking("random:4"))
+    sizes = np.diff([0, *a])
+    assert sizes.min() >= 1 and sizes.max() <= 8 and len(set(sizes.tolist())) > 3
+
+
+@given(text=st.text(alphabet=st.sampled_from(list("ab é日🙂\n<|>")), max_size=60), spec=st.sampled_from(TEXT_CHUNKINGS))
+def test_text_chunks_join_to_the_text(enc, text: str, spec: str) -> None:
+    ids = enc.encode(text, allowed_special="all")
+    token_bytes = [enc.decode_single_token_bytes(t) for t in ids]
+    pieces = text_chunks(text, token_bytes, parse_chunking(spec))
+    assert "".join(pieces) == text
+    if spec.startswith("server"):
+        assert all(pieces)  # a server sends no empty deltas
+
+
+def test_server_chunking_holds_back_split_characters(enc) -> None:
+    text = "🦜🦜"
+    ids = enc.encode(text)
+    token_bytes = [enc.decode_single_token_bytes(t) for t in ids]
+    assert any(not _complete(b) for b in token_bytes), "the test needs an emoji split across tokens"
+    pieces = text_chunks(text, token_bytes, parse_chunking("server"))
+    assert pieces == ["🦜", "🦜"]
+
+
+def _complete(b: bytes) -> bool:
+    try:
+        b.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+# ---- the trace ---------------------------------------------------------------------
+
+def _reference(ids: list[int]) -> tuple[list[tuple], dict[int, str]]:
+    """Headers and bodies from feeding the whole stream at once (flush included)."""
+    s = Scanner()
+    events = [*s.feed(ids), *s.flush()]
+    heads = [(e.message, e.role, e.recipient, e.channel, e.content_type) for e in events if isinstance(e, MessageStart)]
+    bodies: dict[int, str] = {}
+    for e in events:
+        if isinstance(e, ContentDelta):
+            bodies[e.message] = bodies.get(e.message, "") + e.text
+    return heads, bodies
+
+
+@pytest.mark.parametrize("spec", TOKEN_CHUNKINGS + TEXT_CHUNKINGS)
+def test_every_chunking_replays_to_the_whole_stream_result(enc, tool_run: str, spec: str) -> None:
+    ids = enc.encode(tool_run, allowed_special="all")
+    trace = Trace.build(ids, spec)
+    heads, bodies = _reference(ids)
+    got_heads = [(e.message, e.role, e.recipient, e.channel, e.content_type) for e in trace.events() if isinstance(e, MessageStart)]
+    assert got_heads == heads
+    assert {m.index: trace.content(m.index) for m in trace.messages if m.index in bodies} == bodies
+    # every piece fed exactly once, in order
+    if trace.unit == "token":
+        assert [t for s in trace.steps for t in s.chunk] == ids
+    else:
+        assert "".join(s.chunk for s in trace.steps) == enc.decode(ids) == trace.text
+    assert [s.start for s in trace.steps[1:]] == [s.end for s in trace.steps[:-1]]
+
+
+def test_steps_are_initial_chunks_then_flush(enc) -> None:
+    ids = enc.encode("<|start|>assistant<|channel|>final<|message|>Hello there", allowed_special="all")
+    trace = Trace.build(ids, "token")
+    assert trace.n_steps == len(ids) + 2
+    first, last = trace.steps[0], trace.steps[-1]
+    assert (first.chunk, first.events, first.snapshot.state) == ((), (), "outside")
+    assert last.flush and last.chunk == () and last.start == last.end == len(ids)
+    # the unterminated final message is closed at end of stream, in the flush step
+    assert any(isinstance(e, MessageEnd) and e.terminator == "eos" for e in last.events)
+    assert trace.messages[0].step_ended == trace.n_steps - 1
+
+
+def test_messages_record_when_they_start_and_end(enc, tool_run: str) -> None:
+    ids = enc.encode(tool_run, allowed_special="all")
+    trace = Trace.build(ids, "token")
+    for m in trace.messages:
+        start_step = next(s.index for s in trace.steps if any(isinstance(e, MessageStart) and e.message == m.index for e in s.events))
+        assert m.step_started == start_step
+        # in token steps, the header ends with the token fed in that step
+        assert trace.steps[m.step_started].end == m.header_end
+    calls = [m for m in trace.messages if m.kind == "tool_call"]
+    assert calls, "the run calls report_back_to_reception"
+    assert calls[-1].recipient.endswith("report_back_to_reception")
+    assert isinstance(calls[-1].parsed, dict) and "msg" in calls[-1].parsed
+
+
+def test_content_until_a_step_is_a_prefix(enc, corpus_dir) -> None:
+    ids = enc.encode(rft(corpus_dir, 0), allowed_special="all")
+    trace = Trace.build(ids, "every:5")
+    final = [m for m in trace.messages if m.kind == "final"][-1]
+    whole = trace.content(final.index)
+    assert whole
+    for k in range(0, trace.n_steps, 7):
+        assert whole.startswith(trace.content(final.index, k))
+
+
+def test_role_starts_inside_an_assistant_message(enc) -> None:
+    ids = enc.encode("Just an answer.<|return|>", allowed_special="all")
+    trace = Trace.build(ids, "token", role="assistant")
+    assert trace.messages and trace.messages[0].role == "assistant"
+    assert trace.content(trace.messages[0].index) == "Just an answer."
+
+
+def test_build_rejects_ids_outside_the_vocabulary() -> None:
+    with pytest.raises(ValueError, match=r"token id 300000 is outside the o200k_harmony vocabulary \(0-201087\)"):
+        Trace.build([200006, 300000], "token")
+    with pytest.raises(ValueError, match="flat list of ids"):
+        Trace.build([[1, 2]], "token")
+
+
+# ---- sources -----------------------------------------------------------------------
+
+def test_tokens_of_accepts_ids_text_and_arrays(enc) -> None:
+    ids = enc.encode(XSS_TEXT, allowed_special="all")
+    assert tokens_of(XSS_TEXT) == ids
+    assert tokens_of(np.array(ids, dtype=np.int64)) == ids
+    assert tokens_of(tuple(ids)) == ids
+
+
+def test_tokens_of_run_records(enc, corpus_dir) -> None:
+    runs = pytest.importorskip("harmony_viz.runs")
+    path = corpus_dir / "ndurner_gpt-oss-rt-run" / "finding5_runs" / "helpful-1.json"
+    run = runs.load_file(path)[0]
+    got = tokens_of(run)
+    expected = [*run.prompt_token_ids, *run.completion_token_ids] if run.text is None else enc.encode(run.text, allowed_special="all")
+    assert got == expected and len(got) > 100
+
+
+def test_tokens_of_conversations(enc) -> None:
+    render = pytest.importorskip("harmony_viz.render")
+    conv = render.Conversation.from_messages([render.Message.from_role_and_content("user", "Hi")])
+    assert tokens_of(conv) == list(render.render_conversation(conv))
+    assert enc.decode(tokens_of(conv)) == "<|start|>user<|message|>Hi<|end|>"
+
+
+def test_tokens_of_says_what_it_takes() -> None:
+    with pytest.raises(SourceError, match="cannot replay a float; pass token ids"):
+        tokens_of(1.5)
+    with pytest.raises(SourceError, match="decode them to Harmony text"):
+        tokens_of(b"<|start|>")
+
+
+# ---- payload -----------------------------------------------------------------------
+
+def test_payload_is_compact_for_a_long_real_stream(corpus_dir) -> None:
+    ids = long_ids(corpus_dir, 20_000)
+    trace = Trace.build(ids, "token")
+    meta, columns = trace.to_payload()
+    total = len(columns) + len(json.dumps(meta))
+    assert total / len(ids) <= 16, f"{total / len(ids):.1f} bytes per token"
+    assert meta["n_tokens"] == len(ids) and meta["n_steps"] == len(ids) + 2
+    assert {c["name"] for c in meta["columns"]} >= {"tokens", "vocab_ids", "step_ends", "delta.step", "delta.gap", "delta.len", "event.step"}
+
+
+def test_payload_columns_decode_to_the_trace(enc, xss_ids) -> None:
+    for spec in ("token", "chars:5", "server"):
+        trace = Trace.build(xss_ids, spec)
+        meta, buf = trace.to_payload()
+        cols = {c["name"]: _read(buf, c) for c in meta["columns"]}
+        assert cols["vocab_ids"][cols["tokens"]].tolist() == xss_ids
+        assert cols["step_ends"].tolist() == [s.end for s in trace.steps]
+        deltas = [e for s in trace.steps for e in s.events if isinstance(e, ContentDelta)]
+        starts = np.cumsum(cols["delta.gap"]) + np.concatenate([[0], np.cumsum(cols["delta.len"])[:-1]])
+        assert starts.tolist() == [d.start for d in deltas]
+        assert cols["delta.message"].tolist() == [d.message for d in deltas]
+        assert cols["delta.step"].tolist() == [s.index for s in trace.steps for e in s.events if isinstance(e, ContentDelta)]
+        others = [e for s in trace.steps for e in s.events if not isinstance(e, ContentDelta)]
+        assert [meta["event_types"][t] for t in cols["event.type"]] == [type(e).__name__ for e in others]
+        assert json.loads(json.dumps(meta)) == meta  # plain JSON, nothing Python-only
+
+
+def _read(buf: bytes, c: dict) -> np.ndarray:
+    dtype = np.dtype("<" + c["dtype"])
+    arr = np.frombuffer(buf, dtype=dtype, count=c["length"], offset=c["offset"]).astype(np.int64)
+    return np.cumsum(arr) if c["delta"] else arr

@@ -1,0 +1,93 @@
+"""The frontend's pure logic under node's test runner, fed traces written by the Python side.
+
+The node tests decode each payload the way the browser does and compare every step's
+events, state and message text with what the Python trace recorded from the real scanner.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harmony_viz.scanner import ContentDelta
+from harmony_viz.trace import Trace
+from _replay_streams import XSS_TEXT, finding5
+
+ROOT = Path(__file__).resolve().parents[1]
+JS = ROOT / "js"
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    if node is None or not (JS / "node_modules" / ".bin" / "esbuild").exists():
+        pytest.skip("node and js/node_modules are needed (cd js && npm install)")
+    return node
+
+
+def _expected(trace: Trace) -> dict:
+    starts = trace.token_char_starts if trace.unit == "char" else None
+    pos = (lambda t: int(starts[t])) if starts is not None else (lambda t: t)
+    pos_end = (lambda t: int(starts[t + 1])) if starts is not None else (lambda t: t + 1)
+    steps = []
+    index_of = {m.index: i for i, m in enumerate(trace.messages)}
+    bodies = ["" for _ in trace.messages]
+    for s in trace.steps:
+        events = []
+        for e in s.events:
+            if isinstance(e, ContentDelta):
+                events.append(["ContentDelta", e.message, e.start, e.end, e.text])
+                bodies[index_of[e.message]] += e.text
+            else:
+                m = getattr(e, "message", -1)
+                events.append([type(e).__name__, m if isinstance(m, int) else -1, e.start, e.end, None])
+        fed = sum(1 for t in range(trace.tokens.size) if pos_end(t) <= s.end)
+        steps.append({"fed_full": fed, "events": events, "content": list(bodies),
+                      "snapshot": {f: getattr(s.snapshot, f) for f in s.snapshot.__slots__}})
+    last = trace.steps[-1].end
+    message_of = []
+    for t in range(trace.tokens.size):
+        owner = [m.index for m in trace.messages if m.start <= pos(t) < (m.end if m.end is not None else last)]
+        message_of.append([t, owner[0] if owner else -1])
+    ends = np.array([s.end for s in trace.steps])
+    step_of = [[t, int(np.argmax(ends >= pos_end(t)))] for t in range(trace.tokens.size)]
+    return {
+        "ids": trace.tokens.tolist(),
+        "token_text": [trace.token_bytes_of(int(t)).decode("utf-8", errors="replace") for t in trace.tokens],
+        "steps": steps,
+        "message_of_token": message_of,
+        "step_of_token": step_of,
+    }
+
+
+def test_frontend_logic_matches_the_python_trace(enc, corpus_dir, tmp_path: Path) -> None:
+    node = _node()
+    streams = {
+        "xss": XSS_TEXT,
+        "tool_call": finding5(corpus_dir, "cyberthreat-17")[-3000:],
+        "bare_commentary": finding5(corpus_dir, "cyberthreat-24")[-2500:],
+    }
+    n = 0
+    for name, text in streams.items():
+        ids = enc.encode(text, allowed_special="all")
+        for spec in ("token", "random:3", "chars:7", "bytes:2", "server"):
+            trace = Trace.build(ids, spec)
+            meta, buf = trace.to_payload()
+            stem = f"{name}-{spec.replace(':', '_')}"
+            (tmp_path / f"{stem}.meta.json").write_text(json.dumps(meta), encoding="utf-8")
+            (tmp_path / f"{stem}.bin").write_bytes(buf)
+            (tmp_path / f"{stem}.expected.json").write_text(json.dumps(_expected(trace)), encoding="utf-8")
+            n += 1
+    build = subprocess.run(["npm", "run", "--silent", "build:test"], cwd=JS, capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    env = {**os.environ, "HV_FIXTURES": str(tmp_path)}
+    run = subprocess.run([node, "--test", "test/"], cwd=JS, capture_output=True, text=True, env=env, timeout=300)
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out[-6000:]
+    # the fixture tests really ran, next to the pure-logic unit tests
+    assert f"# pass {n + 8}" in out, out[-2000:]
