@@ -225,8 +225,9 @@ def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats"
     figures: list[go.Figure] = []
     if not frame.empty:
         figures.append(token_shares(frame))
-        by = "reasoning_effort" if frame["reasoning_effort"].nunique() > 1 else "source"
-        figures.append(reasoning_share_by(frame, by=by))
+        if frame["reasoning_effort"].nunique() > 1:
+            figures.append(reasoning_share_by(frame, by="reasoning_effort"))
+        figures.append(reasoning_share_by(frame, by="source"))
         figures.append(reasoning_vs_final(frame))
     if any(u.run.token_times for u in usages):
         figures.append(tokens_per_second(usages))

@@ -206,3 +206,22 @@ def test_repair_appends_to_existing_reasoning_and_leaves_clean_text_alone():
     for clean in ("It is sunny.", "Use `<|channel|>analysis<|message|>` to open reasoning.", "```\n<|channel|>analysis<|message|>x<|end|>\n```", "analysis shows it; final answer: 4"):
         fixed = repair_reasoning_leak(clean)
         assert (fixed.content, fixed.reasoning, fixed.changed) == (clean, "", False)
+
+
+@given(texts, st.sampled_from(["assistant_text", "assistant_thinking", "tool_arg"]))
+def test_detector_and_repair_never_raise_and_escaped_text_never_trips_h(text, surface):
+    report = detect_leak(text, surface)
+    assert set(report.signals) <= {"H", "M", "C", "G", "S", "B", "R", "T"}
+    assert report.leak == (("T" in report.signals) if surface == "tool_arg" else any("H" in f.letters or len(f.letters) > 1 for f in report.findings))
+    assert "H" not in detect_leak(escape(text), surface).signals
+    repair_reasoning_leak(text)
+
+
+def test_docstring_examples():
+    import doctest
+
+    from harmony_viz.leak import _detect, _escape, _repair
+
+    for module in (_detect, _escape, _repair):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -66,12 +66,19 @@ def reference_steps(tokens: list[int], role: str | None = "assistant") -> list[l
     header_start = 0
     current: dict | None = None
     calls = 0
+    stops = {200002, 200007, 200012}
+    content = oh.StreamState.CONTENT
+    state = parser.state
     for i, tok in enumerate(tokens):
-        before = len(parser.messages)
-        was_content = parser.state == oh.StreamState.CONTENT
+        was_content = state == content
         parser.process(tok)
+        # Reading parser.state / messages is slow (JSON round trips): only when it can change.
+        if was_content and tok not in stops:
+            state = content
+        else:
+            state = parser.state
         step: list = []
-        if parser.state == oh.StreamState.CONTENT and not was_content:
+        if state == content and not was_content:
             msg += 1
             r = parser.current_role.value if parser.current_role else "assistant"
             rec = parser.current_recipient
@@ -82,11 +89,11 @@ def reference_steps(tokens: list[int], role: str | None = "assistant") -> list[l
                 current["call"] = f"call_{calls}"
                 calls += 1
                 step.append(ToolCallStart(msg, current["call"], name, None if rec.startswith("functions.") else rec.split(".")[0], rec, header_start, i + 1))
-        elif parser.state == oh.StreamState.CONTENT:
+        elif state == content:
             delta = parser.last_content_delta or ""
             current["text"].append(delta)
             step.append(ContentDelta(msg, current["kind"], delta, i, i + 1))
-        if len(parser.messages) > before:
+        if was_content and state != content:
             if current.get("call"):
                 args = "".join(current["text"])
                 step.append(ToolCallEnd(msg, current["call"], "", args, None, None, i, i))
@@ -486,3 +493,24 @@ def test_real_rft_transcripts(corpus_dir):
         assert message_of(chat)["reasoning_content"] == "\n".join(analysis)
         u = usage([e for s in steps for e in s])
         assert u.reasoning_tokens == sum(ntok(t) for t in analysis)
+
+
+def test_docstring_examples():
+    import doctest
+
+    from harmony_viz.projections import _projector, _turn
+
+    for module in (_projector, _turn):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_benchmark_reports_ratios_against_the_scan():
+    from harmony_viz.projections._bench import bench_projections, format_report
+
+    tokens = encode(SEED_001)
+    result = bench_projections(tokens, rounds=1)
+    assert set(result) == {"scan", "scan+project+streams", "scan+chat view per step", "scan+responses view per step"}
+    assert all(v > 0 for v in result.values())
+    lines = format_report(result, len(tokens)).splitlines()
+    assert len(lines) == 4 and lines[0].split()[-4] == "1.00x"

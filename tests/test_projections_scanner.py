@@ -105,3 +105,41 @@ def test_parse_cli_prints_the_projections(capsys, tmp_path):
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert lines[-1]["type"] == "response.completed"
     assert "".join(e["delta"] for e in lines if e["type"] == "response.output_text.delta") == PREAMBLE
+
+
+def _malformed_corpus(corpus_dir):
+    """Real ndurner walkthroughs (several malformed: openai-harmony raises on 11) and finding-5 runs."""
+    base = corpus_dir / "ndurner_gpt-oss-rt-run"
+    for name in ("findings-tournament.json", "findings-rag.json"):
+        yield from json.loads((base / name).read_text(encoding="utf-8"))["harmony_response_walkthroughs"][:25]
+    for path in sorted((base / "finding5_runs").glob("*.json")):
+        yield json.loads(path.read_text(encoding="utf-8"))["output_text"]
+
+
+def _stream_text(chunks, key):
+    return "".join(c["choices"][0]["delta"].get(key) or "" for c in chunks if c["choices"])
+
+
+def test_projections_hold_their_invariants_on_malformed_real_streams(corpus_dir):
+    from harmony_viz.leak import detect_leak
+
+    seen = 0
+    for text in _malformed_corpus(corpus_dir):
+        steps = scan_steps(text, role=None, size=97)
+        events = flat(steps)
+        for legacy in (False, True):
+            chat = project_for_cli("chat", steps, legacy_vllm=legacy)
+            json.dumps(chat)
+            message = chat["choices"][0]["message"]
+            chunks = project_for_cli("chat-stream", steps, legacy_vllm=legacy)
+            assert _stream_text(chunks, "content") == (message["content"] or "")
+            assert (_stream_text(chunks, "reasoning_content") or None) == message["reasoning_content"]
+            resp = project_for_cli("responses", steps, legacy_vllm=legacy)
+            assert project_for_cli("responses-stream", steps, legacy_vllm=legacy)[-1]["response"] == resp
+            args = {e.message: e.arguments for e in events if type(e).__name__ == "ToolCallEnd"}
+            for call in message["tool_calls"] or []:
+                assert call["function"]["arguments"] in args.values()
+            assert chat["choices"][0]["finish_reason"] in ("stop", "tool_calls", "length", None)
+        detect_leak(message["content"] or "")
+        seen += 1
+    assert seen >= 40

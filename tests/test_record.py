@@ -51,6 +51,15 @@ class Script:
         return forced
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """One torch thread: on a shared 2-core machine, two threads contend and run 5x slower."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
 def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny random gpt-oss checkpoint in a temporary folder."""
@@ -247,7 +256,8 @@ def test_logprobs_are_the_models_own(tiny) -> None:  # noqa: ANN001
 def test_batches_append_each_run_as_it_ends(tiny, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
     out = tmp_path / "batch.jsonl"
     runs = record_batch(tiny, ["one", "two"], efforts=["low", "high"], out=out, max_new_tokens=2, temperature=0, date=DATE)
-    assert "recording: 100%" in capsys.readouterr().err and "4/4" in capsys.readouterr().err + "4/4"
+    bar = capsys.readouterr().err
+    assert "recording: 100%" in bar and "4/4" in bar
     loaded = load_runs(out)
     assert [r.id for r in loaded] == [r.id for r in runs]
     assert [(r.metadata.extra["prompt"], r.metadata.reasoning_effort) for r in loaded] == [("one", "low"), ("one", "high"), ("two", "low"), ("two", "high")]
@@ -287,7 +297,8 @@ def test_bad_models_are_named_in_one_line(tmp_path: Path) -> None:
 def test_a_model_that_needs_a_gpu_says_so(tmp_path: Path) -> None:
     import transformers
 
-    transformers.GptOssConfig().save_pretrained(tmp_path / "big")  # gpt-oss-20b's shapes, no weights
+    # gpt-oss-20b's shapes, no weights
+    transformers.GptOssConfig(num_hidden_layers=24, num_local_experts=32).save_pretrained(tmp_path / "big")
     with pytest.raises(ModelLoadError, match=r"has about 21B parameters and needs a CUDA GPU, but none is visible"):
         load_model(tmp_path / "big")
 
@@ -305,3 +316,37 @@ def test_a_custom_tool_is_offered_to_the_model_and_called(tiny, oracle) -> None:
     assert calls == [{"key": "k1"}]
     assert "type lookup = (_: {" in _text(run)
     assert run.metadata.extra["tool_calls"][0]["content"] == "value of k1"
+
+
+class Follower:
+    """The live-view interface a widget offers: start_live(prompt, run_id) and append_tokens(ids, times)."""
+
+    def __init__(self) -> None:
+        self.prompt: list[int] = []
+        self.run_id = ""
+        self.batches: list[tuple[list[int], list[float]]] = []
+
+    def start_live(self, prompt_ids: list[int], *, run_id: str) -> None:
+        self.prompt, self.run_id = prompt_ids, run_id
+
+    def append_tokens(self, token_ids: list[int], times: list[float]) -> None:
+        self.batches.append((token_ids, times))
+
+
+def test_a_widget_can_follow_a_recording_live(tiny, oracle) -> None:  # noqa: ANN001
+    script = continuation(oracle, [ANALYSIS_1, CALL_1]) + continuation(oracle, [FINAL], stop=RETURN)
+    follower = Follower()
+    run = record(tiny, PROMPT, tools="demo", date=DATE, temperature=0, logits_processors=[Script(script)], live=follower, run_id="live")
+    assert follower.run_id == "live" and follower.prompt == list(run.prompt_token_ids)
+    assert [t for ids, _ in follower.batches for t in ids] == list(run.completion_token_ids)
+    assert [t for _, times in follower.batches for t in times] == pytest.approx(list(run.token_times), abs=1e-5)
+    with pytest.raises(TypeError, match=r"live=object cannot follow a recording: it has no append_tokens\(token_ids, times\) method"):
+        record(tiny, PROMPT, live=object(), max_new_tokens=1)
+
+
+def test_the_overhead_benchmark_runs_both_sides_to_the_same_length(tiny) -> None:  # noqa: ANN001
+    from harmony_viz.record._bench import recording_overhead
+
+    result = recording_overhead(tiny, tokens=3, repeats=1)
+    assert result.tokens == 3 and result.bare_seconds > 0 and result.record_seconds > 0
+    assert result.lines()[-1].startswith("recording overhead ")

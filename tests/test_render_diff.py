@@ -7,6 +7,8 @@ JSON back, the reference's Rust renderer reading *our* JSON, and the tokens them
 
 from __future__ import annotations
 
+import random
+
 import openai_harmony as oh
 import pytest
 from hypothesis import given, settings
@@ -93,7 +95,83 @@ parameter_schemas = st.tuples(st.dictionaries(names, schemas, max_size=4), st.li
     lambda p: {"type": "object", "properties": p[0], "required": p[1], "description": p[2]}
 ) | schemas.filter(lambda s: isinstance(s, dict))
 
-tools = st.builds(ToolDescription, names, texts, st.none() | parameter_schemas)
+_WORDS = ["", "city", "a\nb", "Line one.\nLine two.", "x\r\ny", 'say "hi"', "é†中文🙂", "<|start|>", "// c", "{x}"]
+_TYPES = ["string", "number", "integer", "boolean", "null", "array", "object", "weird"]
+
+
+def _random_json(rng: random.Random, depth: int = 0):
+    roll = rng.randrange(10 if depth < 2 else 7)
+    if roll == 0:
+        return None
+    if roll == 1:
+        return rng.random() < 0.5
+    if roll == 2:
+        return rng.choice([0, -1, 10, 2**63, 2**64, -(2**63) - 1, 2**70, rng.randrange(-1000, 1000)])
+    if roll == 3:
+        return rng.choice([0.5, -0.0, 1e16, 1e15, 1.5e-7, 1e-5, 1.1579208923731604e77, 5e-324, rng.uniform(-1e6, 1e6)])
+    if roll < 7:
+        return rng.choice(_WORDS)
+    if roll < 9:
+        return [_random_json(rng, depth + 1) for _ in range(rng.randrange(3))]
+    return {rng.choice(_WORDS): _random_json(rng, depth + 1) for _ in range(rng.randrange(3))}
+
+
+def _random_schema(rng: random.Random, depth: int = 0):
+    """A JSON Schema covering every branch of the reference's converter, from a seed (fast to draw)."""
+    if rng.random() < 0.04:
+        return rng.choice([True, None, 5, "x", []])
+    kind = rng.randrange(9 if depth < 3 else 5)
+    schema: dict = {}
+    if kind == 0:
+        schema["type"] = rng.choice(_TYPES)
+    elif kind == 1:
+        schema["type"] = [rng.choice(_TYPES + [3]) for _ in range(rng.randrange(3))]
+    elif kind == 2:
+        schema["type"] = "string"
+        schema["enum"] = [rng.choice(_WORDS) if rng.random() < 0.8 else _random_json(rng, 2) for _ in range(rng.randrange(4))]
+    elif kind == 3:
+        schema["enum"] = [rng.choice(_WORDS) for _ in range(1 + rng.randrange(2))]
+    elif kind == 4:
+        pass
+    elif kind in (5, 6):
+        schema["type"] = "object"
+        props = {}
+        for _ in range(rng.randrange(4)):
+            props[rng.choice(["a", "b", "city", "x_y", "Δ", ""])] = _random_schema(rng, depth + 1)
+        schema["properties"] = props
+        if rng.random() < 0.7:
+            schema["required"] = [k for k in props if rng.random() < 0.5] + (["ghost"] if rng.random() < 0.2 else [])
+    elif kind == 7:
+        schema["type"] = "array"
+        if rng.random() < 0.8:
+            schema["items"] = _random_schema(rng, depth + 1)
+    else:
+        schema["oneOf"] = [_random_schema(rng, depth + 1) for _ in range(rng.randrange(4))]
+        if rng.random() < 0.3:
+            schema["type"] = rng.choice(_TYPES)
+    for key in ("description", "title", "examples", "default", "nullable"):
+        if rng.random() < 0.25:
+            if key == "examples":
+                schema[key] = [rng.choice(_WORDS) if rng.random() < 0.6 else _random_json(rng, 1) for _ in range(rng.randrange(3))]
+            elif key == "nullable":
+                schema[key] = rng.choice([True, False, "yes"])
+            elif key == "default":
+                schema[key] = _random_json(rng)
+            else:
+                schema[key] = rng.choice(_WORDS)
+    if kind in (8,) and schema["oneOf"] and rng.random() < 0.5 and "description" in schema:
+        first = schema["oneOf"][0]
+        if isinstance(first, dict):
+            first["description"] = schema["description"]  # the reference's de-duplication branch
+    return schema
+
+
+# Drawing one seed is far cheaper than drawing a deep schema node by node; the hypothesis-built
+# schemas get their own test below.
+seeded_schemas = st.integers(0, 2**32).map(lambda seed: _random_schema(random.Random(seed)))
+seeded_parameters = seeded_schemas.map(lambda s: s if isinstance(s, dict) else {"type": "object"})
+
+tools = st.builds(ToolDescription, names, texts, st.none() | seeded_parameters)
 namespaces = st.builds(ToolNamespaceConfig, names, st.none() | texts, st.lists(tools, max_size=3).map(tuple))
 tool_maps = st.none() | st.dictionaries(
     st.sampled_from(["functions", "browser", "python", "zeta", "Alpha"]),

@@ -159,9 +159,7 @@ def test_junk_and_doubled_channel_header():
     text = ("<|start|>assistant<|channel|>commentary to=assistant<|channel|>commentary?<|end|>"
             "<|start|>assistant<|channel|>analysis<|message|>The user wants X.<|end|>")
     result = scan(text)
-    c = codes(result)
-    assert c["duplicate-channel"] == "error" and c["bad-channel"] == "error" and c["missing-message"] == "error"
-    assert c["recipient-is-assistant"] == "warning"
+    assert codes(result) == {"missing-message": "error", "duplicate-channel": "error"}
     assert result.messages[-1].to_json() == {"role": "assistant", "name": None, "content": [{"type": "text", "text": "The user wants X."}], "channel": "analysis"}
 
 
@@ -233,8 +231,8 @@ def test_recipient_glued_to_body_in_header():
 
 def test_end_of_stream_inside_header():
     result = scan("<|start|>assistant<|channel|>analy")
-    assert codes(result) == {"eos-in-header": "error"}
-    assert result.messages[0].terminator == "eos"
+    assert codes(result) == {"eos-in-header": "error", "eos-in-message": "info"}
+    assert (result.messages[0].channel, result.messages[0].text, result.messages[0].terminator) == ("analysis", "", "eos")
 
 
 def test_start_right_at_end():
@@ -404,7 +402,7 @@ def test_snapshot_follows_the_state(enc):
     assert s.snapshot() == Snapshot("outside", "", "", -1, None, None, None, None, None, 0, 0, 0)
     s.feed("<|start|>assistant<|channel|>comm")
     snap = s.snapshot()
-    assert (snap.state, snap.pending_header, snap.position) == ("header", "assistant<|channel|>comm", 32)
+    assert (snap.state, snap.pending_header, snap.position) == ("header", "assistant<|channel|>comm", 33)
     s.feed("entary to=functions.f<|message|>{")
     snap = s.snapshot()
     assert (snap.state, snap.message, snap.role, snap.recipient, snap.channel, snap.messages) == ("body", 0, "assistant", "functions.f", "commentary", 1)

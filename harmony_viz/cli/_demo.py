@@ -53,36 +53,38 @@ def run(args: argparse.Namespace) -> int:
 
     replay, report = demo_paths(args.output)
     try:
-        replay.parent.mkdir(parents=True, exist_ok=True)
+        report.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise CLIError(f"{replay.parent}: cannot create the folder ({exc.strerror})") from None
-    written = []
-    if write_replay(replay):
-        written.append(replay)
+        raise CLIError(f"{report.parent}: cannot create the folder ({exc.strerror})") from None
     save_report(sample_paths(), report, title="harmony-viz demo: bundled real gpt-oss runs", progress=False if args.no_progress else None)
-    written.append(report)
+    written = [report]
+    if write_replay(replay):
+        written.insert(0, replay)
     for path in written:
         print(path)
     print(f"open {written[0]} in a browser; the pages work offline", file=sys.stderr)
     return 0
 
 
-def replay_source() -> str:
-    """The Harmony text of the replayed transcript: the last turn of the bundled trial (the whole conversation)."""
+def replay_tokens() -> list[int]:
+    """The replayed transcript's ids: the last turn of the bundled trial, which holds the whole conversation."""
     from harmony_viz.data import sample_path
     from harmony_viz.runs import load_file
-    from harmony_viz.tokens import encoding
 
     last = load_file(sample_path(REPLAY_SAMPLE))[-1]
-    return encoding().decode([*last.prompt_token_ids, *last.completion_token_ids])
+    return [*last.prompt_token_ids, *last.completion_token_ids]
 
 
 def write_replay(path: Path) -> bool:
     """Write the replay page with the widget's HTML export; False (and a note) when this build has none."""
     try:
-        from harmony_viz import html as replay_html
+        from harmony_viz.html import save_html
     except ImportError:
-        print("harmony-viz demo: this build has no replay page (harmony_viz.html is missing); writing the stats report only", file=sys.stderr)
+        print("harmony-viz demo: this build has no replay page (harmony_viz.html is missing); wrote the stats report only", file=sys.stderr)
         return False
-    replay_html.save_html(replay_source(), path)
+    try:
+        # Opened at the last step, so the page shows the whole conversation; scrub back to replay it.
+        save_html(replay_tokens(), path, step=-1)
+    except FileNotFoundError as exc:  # the frontend bundle was not built on install
+        raise CLIError(f"wrote the stats report, but not the replay page: {exc}") from None
     return True

@@ -72,17 +72,23 @@ def read_prompts(path: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.record import MissingExtraError, ModelLoadError, load_model, record_batch
+    from harmony_viz.record import MissingExtraError, ModelLoadError, Sampling, load_model, record_batch
+    from harmony_viz.record._record import check_effort
 
     prompts = [args.prompt] if args.prompt is not None else read_prompts(args.prompts)
-    efforts = [e.strip() for e in args.effort.split(",") if e.strip()]
+    # Check every option before loading the model, which can take minutes.
+    try:
+        efforts = [check_effort(e) for e in args.effort.split(",") if e.strip()]
+        Sampling(temperature=args.temperature, top_p=args.top_p, top_logprobs=args.top_logprobs)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     if not efforts:
         raise CLIError("--effort is empty; give low, medium, high or a comma-separated list")
     for name in ("max_new_tokens", "max_turns"):
         if getattr(args, name) < 1:
             raise CLIError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     try:
-        loaded = load_model(args.model, device=args.device, dtype=args.dtype)
+        loaded = load_model(args.model, device=args.device, dtype=args.dtype, progress=not args.no_progress)
         runs = record_batch(
             loaded,
             prompts,

@@ -15,11 +15,11 @@ from harmony_viz.leak._repair import Repair, repair_reasoning_leak
 
 __all__ = [
     "CONTROL_SPELLINGS",
-    "SIGNAL_LETTERS",
-    "SURFACES",
     "LeakReport",
     "LeakSignal",
     "Repair",
+    "SIGNAL_LETTERS",
+    "SURFACES",
     "Surface",
     "detect_leak",
     "escape",

@@ -17,6 +17,8 @@ Diagnostics, with spans pointing at the tokens responsible.
 
 from __future__ import annotations
 
+import sys
+import types
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -117,3 +119,18 @@ def lint_prompt(source: Any, *, role: str | None = None) -> list[Diagnostic]:
 
 def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(diags, key=lambda d: (d.start, d.end, _SEVERITY_ORDER[d.severity], d.code))
+
+
+class _CallableModule(types.ModuleType):
+    """``harmony_viz.lint`` is both this package and the function exported under that name.
+
+    Importing the package sets ``harmony_viz.lint`` to the module, replacing the lazily
+    exported function; making the module callable keeps ``harmony_viz.lint(text)`` working
+    whichever happened first.
+    """
+
+    def __call__(self, source: Any, **kwargs: Any) -> list[Diagnostic]:
+        return lint(source, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -10,7 +10,6 @@ from harmony_viz.scanner._events import Diagnostic, Severity
 CODES: dict[str, tuple[Severity, str]] = {
     # output rules
     "undeclared-tool": ("error", "a call's recipient is not a declared tool"),
-    "recipient-namespace": ("warning", "a call's recipient lacks the 'functions.' namespace"),
     "arguments-not-json": ("error", "a function call's body is not one JSON object"),
     "schema-violation": ("error", "a call's arguments do not match the tool's parameter schema"),
     "unknown-argument": ("info", "an argument the schema does not list (it does not forbid extras)"),

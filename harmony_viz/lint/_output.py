@@ -66,10 +66,9 @@ def _check_call(
     recipient = view.recipient or ""
     tool = by_recipient.get(recipient)
     builtin = _is_builtin(recipient)
-    if tools is None:
-        if not builtin and "." not in recipient:
-            out.append(diagnostic("recipient-namespace", f"recipient {recipient!r} has no namespace; function calls go to functions.{recipient}", view.header))
-    elif tool is None and not (builtin and not tools_from_prompt):
+    # With the tools unknown only the form is checked; a recipient without a namespace is
+    # the scanner's own warning (recipient-without-namespace), not repeated here.
+    if tools is not None and tool is None and not (builtin and not tools_from_prompt):
         out.append(diagnostic("undeclared-tool", _undeclared_message(recipient, tools), view.header))
     if recipient.startswith("functions.") and view.channel == "analysis":
         out.append(diagnostic("call-on-analysis", f"call to {recipient} on the analysis channel; function calls go on commentary (only builtins like python and browser belong on analysis)", view.header))
@@ -157,7 +156,7 @@ def _tool_results(views: Sequence[MessageView], *, completion: bool) -> list[Dia
         if view.is_call and view.terminator == "<|call|>":
             pending.append(view.recipient or "")
         elif view.is_tool_author:
-            author = view.role if view.role != "tool" else f"functions.{view.name or ''}"
+            author = view.author
             if completion or (prev is not None and prev.role == "assistant" and prev.terminator != "<|call|>"):
                 out.append(diagnostic("fabricated-tool-result", f"message {view.index} is a result from {author} written by the model; only the host writes tool results (stop at <|call|> and wait)", (view.start, view.end)))
             elif author in pending:

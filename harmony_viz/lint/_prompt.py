@@ -46,9 +46,12 @@ def check_prompt(views: Sequence[MessageView]) -> list[Diagnostic]:
     systems = [v for v in views if v.role == "system"]
     tools, problems = prompt_tools(views)
     out.extend(problems)
-    functions = [t for t in tools if t.namespace == "functions"]
+    # An unreadable declaration still declares tools: judge the routing line by the text.
+    functions = [t for t in tools if t.namespace == "functions"] or [v for v in views if v.role == "developer" and "namespace functions {" in v.text]
     if not systems:
-        if views:
+        # Only a conversation (user or developer text present) needs a system message; a
+        # bare run of assistant messages is output, not a prompt.
+        if any(v.role in ("user", "developer") for v in views):
             out.append(diagnostic("system-missing", "the prompt has no system message; the model expects one declaring its channels and reasoning effort", (views[0].start, views[0].start)))
     else:
         out.extend(_system_lines(systems[0], has_functions=bool(functions)))

@@ -233,12 +233,7 @@ def _parse_inline(text: str) -> dict[str, Any]:
         raise ToolParseError(f"empty type in {text!r}")
     atoms = [_parse_atom(v) for v in variants]
     if len(atoms) == 1:
-        atom = atoms[0]
-        if isinstance(atom.get("const"), str):
-            return {"type": "string", "enum": [atom["const"]]}
-        if atom == {"type": "null"}:
-            return {"type": ["null"]}  # the renderer writes {"type": "null"} as any
-        return atom
+        return _alone(atoms[0])
     if all("const" in a for a in atoms):
         values = [a["const"] for a in atoms]
         kinds = {type(v) for v in values}
@@ -249,6 +244,15 @@ def _parse_inline(text: str) -> dict[str, Any]:
     if all(set(a) == {"type"} and isinstance(a["type"], str) for a in atoms):
         return {"type": [a["type"] for a in atoms]}
     return {"oneOf": atoms}
+
+
+def _alone(atom: dict[str, Any]) -> dict[str, Any]:
+    """An atom that is a whole type: a single literal is a one-value enum."""
+    if isinstance(atom.get("const"), str):
+        return {"type": "string", "enum": [atom["const"]]}
+    if atom == {"type": "null"}:
+        return {"type": ["null"]}  # the renderer writes {"type": "null"} as any
+    return atom
 
 
 def _parse_atom(text: str) -> dict[str, Any]:
@@ -273,7 +277,7 @@ def _parse_atom(text: str) -> dict[str, Any]:
         schema = {"type": "object"}
     else:
         raise ToolParseError(f"unknown type {text!r}; expected string, number, boolean, null, any, a literal, Array<…> or {{…}}")
-    return _apply_array_suffix(schema, suffix)
+    return _apply_array_suffix(_alone(schema), suffix) if suffix else schema
 
 
 def _parse_multiline_union(lines: _Lines) -> dict[str, Any]:

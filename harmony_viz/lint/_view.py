@@ -51,6 +51,13 @@ class MessageView:
         return self.role not in STANDARD_ROLES
 
     @property
+    def author(self) -> str:
+        """Who wrote the message: the role, or for a tool result the tool (``functions.x``)."""
+        if self.role == "tool" and self.name and self.name != "tool":
+            return self.name
+        return self.role
+
+    @property
     def is_call(self) -> bool:
         """An assistant message addressed to something other than the assistant."""
         return self.role == "assistant" and bool(self.recipient) and self.recipient != "assistant"
@@ -66,7 +73,16 @@ class MessageView:
             return self.body
         first = max(bisect.bisect_right(self.offsets, start) - 1, 0)
         last = max(bisect.bisect_right(self.offsets, max(end - 1, start)) - 1, first)
-        return (self.spans[first][0], self.spans[last][1])
+        return (self._at(first, start, True), self._at(last, end, False))
+
+    def _at(self, piece: int, char: int, is_start: bool) -> int:
+        # A piece whose span is as long as its text came from text input: characters map
+        # one to one, so the position can be exact; a token's span is taken whole.
+        lo, hi = self.spans[piece]
+        nxt = self.offsets[piece + 1] if piece + 1 < len(self.offsets) else len(self.text)
+        if hi - lo == nxt - self.offsets[piece]:
+            return min(max(lo + char - self.offsets[piece], lo), hi)
+        return lo if is_start else hi
 
 
 def build_views(result: Any) -> list[MessageView]:
@@ -82,7 +98,10 @@ def build_views(result: Any) -> list[MessageView]:
         elif isinstance(event, MessageEnd):
             stops[event.message] = (event.start, event.end)
     views = []
-    for message in result.messages:
+    messages = list(result.messages)
+    if messages and _is_open_prompt(messages[-1]):
+        messages.pop()  # a prompt ends in ``<|start|>assistant``: the completion's header, not a message
+    for message in messages:
         i = message.index
         parts = pieces.get(i, [])
         offsets, spans, text_parts, pos = [], [], [], 0
@@ -114,6 +133,10 @@ def build_views(result: Any) -> list[MessageView]:
             )
         )
     return views
+
+
+def _is_open_prompt(message: Any) -> bool:
+    return message.role == "assistant" and message.terminator == "eos" and not message.text and message.channel is None and message.recipient is None
 
 
 def tool_call_ends(result: Any) -> dict[int, ToolCallEnd]:

@@ -21,8 +21,9 @@ from harmony_viz.projections._usage import Units, Usage
 from harmony_viz.scanner._events import Event
 
 __all__ = [
-    "OUTPUTS",
     "CallTarget",
+    "OUTPUTS",
+    "Output",
     "Projector",
     "Usage",
     "chat_completion",

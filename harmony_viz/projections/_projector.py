@@ -18,11 +18,12 @@ OUTPUTS: tuple[str, ...] = ("chat", "chat-stream", "responses", "responses-strea
 class Projector:
     """What a server would have returned so far, kept up to date step by step.
 
-    ``add(events)`` costs time linear in the events added; ``current(output)`` costs
-    time linear in the turn's messages (message texts are joined once and cached), so
-    asking for "the API view as of step k" after every step of a few-thousand-token stream
-    stays cheap. Call ``finish()`` once the stream is over (the scanner's flush events
-    should have been added): open messages count as cut off, and the stream outputs gain
+    ``add(events)`` costs time linear in the events added (stream chunks are built
+    lazily, on the first read of ``chat_chunks``/``response_events``); ``current(output)``
+    costs time linear in the turn's messages (message texts are joined once and cached),
+    so asking for "the API view as of step k" after every step of a few-thousand-token
+    stream stays cheap. Call ``finish()`` once the stream is over (after adding the
+    scanner's flush events): open messages count as cut off, and the stream outputs gain
     their closing chunk/event.
 
     >>> p = Projector()
@@ -39,6 +40,8 @@ class Projector:
         self.finished = False
         self._chat = ChatStream(legacy=legacy_vllm, model=model, id_prefix=id_prefix)
         self._responses = ResponseStream(legacy=legacy_vllm, model=model, id_prefix=id_prefix)
+        self._log: list[list] = []  # per-step changes not yet turned into stream output
+        self._streams_closed = False
 
     def add(self, events: Iterable[Event]) -> None:
         """Fold one step's events in."""
@@ -46,8 +49,7 @@ class Projector:
             raise RuntimeError("Projector.add after finish(); make a new Projector for a new stream")
         changes = self.turn.add(events)
         if changes:
-            self._chat.feed(changes)
-            self._responses.feed(changes, self.turn, self.usage)
+            self._log.append(changes)
 
     def finish(self) -> None:
         """Mark the end of the stream (idempotent)."""
@@ -55,12 +57,19 @@ class Projector:
             return
         changes = self.turn.finish()
         if changes:
-            self._chat.feed(changes)
-            self._responses.feed(changes, self.turn, self.usage)
+            self._log.append(changes)
         self.finished = True
-        usage = self.usage()
-        self._chat.finish(self.turn, usage)
-        self._responses.finish(self.turn, usage)
+
+    def _sync(self) -> None:
+        for changes in self._log:
+            self._chat.feed(changes)
+            self._responses.feed(changes)
+        self._log.clear()
+        if self.finished and not self._streams_closed:
+            self._streams_closed = True
+            usage = self.usage()
+            self._chat.finish(self.turn, usage)
+            self._responses.finish(self.turn, usage)
 
     def usage(self) -> Usage:
         """Token usage of the turn so far."""
@@ -77,11 +86,13 @@ class Projector:
     @property
     def chat_chunks(self) -> list[dict[str, Any]]:
         """Every ``chat.completion.chunk`` sent so far in this turn."""
+        self._sync()
         return self._chat.chunks
 
     @property
     def response_events(self) -> list[dict[str, Any]]:
         """Every Responses streaming event sent so far in this turn."""
+        self._sync()
         return self._responses.events
 
     def current(self, output: Output = "chat") -> dict[str, Any] | list[dict[str, Any]]:

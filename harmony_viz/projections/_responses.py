@@ -11,7 +11,6 @@ before the fix): preambles become ``reasoning`` items and stream no events at al
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from harmony_viz.projections._chat import call_id
@@ -65,10 +64,10 @@ def _search_action(msg: TurnMessage) -> dict[str, Any]:
 
 
 def build_item(msg: TurnMessage, index: int, *, legacy: bool, id_prefix: str, text: str | None = None) -> dict[str, Any]:
-    """The output item for ``msg`` at ``index``; ``text`` overrides the body (e.g. "" when just added)."""
+    """The output item for ``msg`` at ``index``; ``text`` given means "as just added" (that body, in progress)."""
     kind = item_type(msg, legacy)
     item_id = f"{id_prefix}{_ID_PREFIX[kind]}_{index}"
-    status = _status(msg)
+    status = _status(msg) if text is None else "in_progress"
     body = msg.body if text is None else text
     if kind == "reasoning":
         return {"type": "reasoning", "id": item_id, "summary": [], "content": [{"type": "reasoning_text", "text": body}], "status": status}
@@ -146,14 +145,23 @@ class ResponseStream:
         self.events.append(event)
         out.append(event)
 
-    def _open(self, out: list[dict[str, Any]], turn: Turn, usage: Callable[[], Usage]) -> None:
+    def _open(self, out: list[dict[str, Any]]) -> None:
         if not self.events:
-            shell = build_response(turn, usage(), legacy=self.legacy, model=self.model, id_prefix=self.prefix, finished=False)
-            shell["output"] = []
+            shell = {
+                "id": f"{self.prefix}resp_0",
+                "object": "response",
+                "created_at": 0,
+                "model": self.model,
+                "status": "in_progress",
+                "incomplete_details": None,
+                "error": None,
+                "output": [],
+                "usage": None,  # as the API sends it: usage comes with the last event
+            }
             self._emit(out, "response.created", response=shell)
             self._emit(out, "response.in_progress", response=shell)
 
-    def feed(self, changes: list[tuple[str, TurnMessage, str]], turn: Turn, usage: Callable[[], Usage]) -> list[dict[str, Any]]:
+    def feed(self, changes: list[tuple[str, TurnMessage, str]]) -> list[dict[str, Any]]:
         """Events for one step's changes (also appended to ``self.events``)."""
         out: list[dict[str, Any]] = []
         for what, msg, text in changes:
@@ -169,7 +177,7 @@ class ResponseStream:
             kind = item_type(msg, self.legacy)
             if self.legacy and msg.is_preamble:
                 continue  # the pre-fix bug: preamble tokens sent no events at all
-            self._open(out, turn, usage)
+            self._open(out)
             item_id = f"{self.prefix}{_ID_PREFIX[kind]}_{index}"
             if what == "start":
                 self._emit(out, "response.output_item.added", output_index=index, item=build_item(msg, index, legacy=self.legacy, id_prefix=self.prefix, text=""))
@@ -220,7 +228,7 @@ class ResponseStream:
     def finish(self, turn: Turn, usage: Usage) -> list[dict[str, Any]]:
         """The closing event: ``response.completed``, or ``response.incomplete`` when cut off."""
         out: list[dict[str, Any]] = []
-        self._open(out, turn, lambda: usage)
+        self._open(out)
         final = build_response(turn, usage, legacy=self.legacy, model=self.model, id_prefix=self.prefix, finished=True)
         self._emit(out, "response.incomplete" if final["status"] == "incomplete" else "response.completed", response=final)
         return out

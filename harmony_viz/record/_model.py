@@ -9,7 +9,9 @@ bf16 otherwise. Unquantized checkpoints load in bf16 on a GPU and in fp32 on CPU
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,11 +70,12 @@ def estimate_parameters(config: Any) -> int:
     return embeddings + int(config.num_hidden_layers) * (attention + mlp)
 
 
-def load_model(model: str | os.PathLike[str], *, device: str = "auto", dtype: str = "auto") -> LoadedModel:
+def load_model(model: str | os.PathLike[str], *, device: str = "auto", dtype: str = "auto", progress: bool = True) -> LoadedModel:
     """Load a gpt-oss checkpoint by hub id (``openai/gpt-oss-20b``) or local folder.
 
     ``device`` is ``auto`` (CUDA if available, else CPU), ``cuda``, ``cuda:N`` or ``cpu``;
-    ``dtype`` is ``auto`` or a torch dtype name. Raises ``ModelLoadError`` with a one-line
+    ``dtype`` is ``auto`` or a torch dtype name; ``progress`` False hides transformers'
+    loading bars. Raises ``ModelLoadError`` with a one-line
     reason for an unknown path, a non-gpt-oss checkpoint, or a large model with no GPU.
     """
     torch = require("torch")
@@ -109,9 +112,10 @@ def load_model(model: str | os.PathLike[str], *, device: str = "auto", dtype: st
         torch_dtype = _choose_dtype(torch, dtype, dev, params)
         kernels = f"{_dtype_name(torch_dtype)} (unquantized)"
     try:
-        loaded = transformers.GptOssForCausalLM.from_pretrained(
-            source, dtype=torch_dtype, device_map=dev if dev != "cpu" else None, **kwargs
-        )
+        with _quiet(transformers, not progress):
+            loaded = transformers.GptOssForCausalLM.from_pretrained(
+                source, dtype=torch_dtype, device_map=dev if dev != "cpu" else None, **kwargs
+            )
     except (OSError, ValueError, RuntimeError) as exc:
         raise ModelLoadError(f"loading {name!r} failed: {_first_line(exc)}") from None
     if dev == "cpu":
@@ -119,6 +123,20 @@ def load_model(model: str | os.PathLike[str], *, device: str = "auto", dtype: st
     loaded.eval()
     actual_dtype = _dtype_name(next(loaded.parameters()).dtype)
     return LoadedModel(loaded, name, dev, actual_dtype, kernels, params)
+
+
+@contextlib.contextmanager
+def _quiet(transformers: Any, quiet: bool) -> Iterator[None]:
+    """Hide transformers' progress bars for the duration (its setting is global)."""
+    logging = transformers.utils.logging
+    was_enabled = logging.is_progress_bar_enabled()
+    if quiet and was_enabled:
+        logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if quiet and was_enabled:
+            logging.enable_progress_bar()
 
 
 def _resolve(name: str) -> str:

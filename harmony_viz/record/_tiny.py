@@ -52,7 +52,8 @@ def make_tiny_model(
         # gpt-oss alternates sliding-window and full attention layers; keep that shape.
         layer_types=["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(layers)],
         sliding_window=128,
-        max_position_embeddings=8192,
+        # With gpt-oss's YaRN settings (factor 32 over 4096), anything else draws a warning.
+        max_position_embeddings=131072,
         tie_word_embeddings=True,
         eos_token_id=[RETURN, CALL],
         pad_token_id=PAD_ID,
@@ -63,5 +64,12 @@ def make_tiny_model(
     model.generation_config.pad_token_id = PAD_ID
     model.generation_config.do_sample = False
     out.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out)
+    logging = transformers.utils.logging
+    enabled = logging.is_progress_bar_enabled()
+    logging.disable_progress_bar()  # a bar for one small shard is noise
+    try:
+        model.save_pretrained(out)
+    finally:
+        if enabled:
+            logging.enable_progress_bar()
     return out

@@ -17,7 +17,7 @@ from typing import Any
 
 from harmony_viz.render._errors import RenderError
 from harmony_viz.render._options import RenderOptions
-from harmony_viz.render._serde import serde_display
+from harmony_viz.render._serde import SerdeRangeError, serde_display
 
 __all__ = ["schema_to_typescript"]
 
@@ -240,4 +240,8 @@ def schema_to_typescript(
 
     ``path`` names the schema in errors (only ``strict_schemas=True`` raises).
     """
-    return _Renderer(options or RenderOptions()).render(schema, indent, path)
+    try:
+        return _Renderer(options or RenderOptions()).render(schema, indent, path)
+    except SerdeRangeError:
+        # serde_json overflows to infinity reading such a number, so the reference refuses the input.
+        raise RenderError(path, "holds a number too close to the float limit for openai-harmony to read; round it") from None

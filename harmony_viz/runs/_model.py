@@ -115,7 +115,6 @@ def _str_or_none(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-
 _EFFORT_RE = re.compile(r"Reasoning:\s*(low|medium|high)\b", re.IGNORECASE)
 
 

@@ -75,6 +75,11 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
                 pos = value_m.end()
                 continue
             known = _KNOWN_CHANNEL.search(value)
+            if salvage and value and value_m.end() == n and any(c.startswith(value) for c in CHANNELS):
+                # The stream was cut inside the channel name (`<|channel|>analy`): complete it.
+                channel = channel or next(c for c in CHANNELS if c.startswith(value))
+                pos = n
+                continue
             if salvage and known is not None and known.start() == 0:
                 # `final{"a": 1}` with no <|message|>: the channel name, then the body.
                 channel = channel or known.group()

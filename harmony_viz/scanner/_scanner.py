@@ -369,7 +369,7 @@ class Scanner:
                 if self._outside and not "".join(p[0] for p in self._outside).isspace():
                     pieces, self._outside = self._outside, []
                     self._diag("missing-start", "error", f"text then {LITERAL_BY_ID[tid]} with no <|start|> or header; read as a {self._default_role()} message", pieces[0][1], start)
-                    self._open(Header(self._default_role(), None, None, None, None), pieces[0][1], pieces[0][1], [])
+                    self._open(Header(self._default_role(), None, None, None, None), pieces[0][1], pieces[0][1], [], warn=False)
                     for piece in pieces:
                         self._body_text(*piece)
                     self._end_message(tid, start, end)
@@ -416,8 +416,11 @@ class Scanner:
         h = parse_header(text, self._hdr_role, salvage=False)
         self._open(h, self._hdr_start, end, pieces)
 
-    def _open(self, h: Header, start: int, end: int, pieces: list[Piece]) -> None:
-        """Emit the start of a message (and of its tool call), then read its body."""
+    def _open(self, h: Header, start: int, end: int, pieces: list[Piece], *, warn: bool = True) -> None:
+        """Emit the start of a message (and of its tool call), then read its body.
+
+        ``warn``: add the header warnings; off for implied or salvaged headers, whose error says enough.
+        """
         self._msg = index = self._nmsg
         self._nmsg += 1
         self._m = h
@@ -426,7 +429,7 @@ class Scanner:
         for code, severity, message, c0, c1 in h.diags:
             u0, u1 = (_unit_start(pieces, c0), _unit_end(pieces, c1)) if pieces else (start, end)
             self._diag(code, severity, message, u0, max(u0, u1))
-        for code, severity, message, _, _ in header_warnings(h, 0):
+        for code, severity, message, _, _ in header_warnings(h, 0) if warn else ():
             self._diag(code, severity, message, start, end)
         if kind == "tool_call":
             recipient = h.recipient or ""
@@ -459,7 +462,7 @@ class Scanner:
             self._diag("eos-in-header", "error", f"stream ended inside the header {text[:40]!r}; the text after the header fields is read as the body", self._hdr_start, start)
         else:
             self._diag("missing-message", "error", f"{lit} ends the header {text[:40]!r} before <|message|>; the text after the header fields is read as the body", self._hdr_start, start)
-        self._open(h, self._hdr_start, hdr_end, pieces)
+        self._open(h, self._hdr_start, hdr_end, pieces, warn=False)
         if at < len(text):
             for piece in _slice(pieces, at, len(text)):
                 self._body_text(*piece)
@@ -500,7 +503,7 @@ class Scanner:
             return
         role = self._default_role()
         self._diag("text-outside-message", "error", f"text outside any message ({text.strip()[:40]!r}); read as a {role} message without header", pieces[0][1], pieces[-1][2])
-        self._open(Header(role, None, None, None, None), pieces[0][1], pieces[0][1], [])
+        self._open(Header(role, None, None, None, None), pieces[0][1], pieces[0][1], [], warn=False)
         for piece in pieces:
             self._body_text(*piece)
         self._finish_body(tid, at, at)

@@ -125,6 +125,9 @@ export class ReplayView {
     this.lastWidth = width;
     const maxChars = Math.max(20, Math.floor((width - 24) / 8.6));
     this.rows = layoutRows(this.data.nTokens, (t) => this.data.tokenText(t), breaks, maxChars);
+    // rows are keyed by index: a new layout invalidates every drawn row
+    for (const el of this.rowEls.values()) el.remove();
+    this.rowEls.clear();
     const nRows = this.rows.length - 1;
     this.spacer.style.height = `${nRows * ROW_H}px`;
     // short streams get a short box; long ones scroll inside 360px
@@ -504,8 +507,12 @@ export class ReplayView {
   }
 
   private highlightSpan(start: number, end: number): void {
-    const [a, b] = this.data.tokenSpan(start, end);
-    this.highlight = [a, Math.max(b, a + 1)];
+    const n = this.data.nTokens;
+    let [a, b] = this.data.tokenSpan(start, end);
+    // an empty span (e.g. end of stream) points at the token before it
+    if (b <= a) { a = Math.max(0, Math.min(a, n) - (a >= n ? 1 : 0)); b = a + 1; }
+    a = Math.min(a, Math.max(0, n - 1));
+    this.highlight = [a, Math.min(Math.max(b, a + 1), n)];
     this.scrollToToken(a);
     this.renderTokens();
   }
@@ -524,7 +531,8 @@ export class ReplayView {
     const started = d.messages.map((m, i) => [m, i] as const).filter(([m]) => m.step_started <= s);
     const shown = started.slice(-CARD_LIMIT);
     const keep = new Set(shown.map(([m]) => m.index));
-    for (const [k, c] of this.cards) if (!keep.has(k)) { c.el.remove(); this.cards.delete(k); }
+    let reorder = false;
+    for (const [k, c] of this.cards) if (!keep.has(k)) { c.el.remove(); this.cards.delete(k); reorder = true; }
     let note = body.querySelector<HTMLElement>(".hv-more");
     if (started.length > shown.length) {
       if (!note) { note = h("div", { class: "hv-more" }); body.prepend(note); }
@@ -533,6 +541,7 @@ export class ReplayView {
     let empty = body.querySelector<HTMLElement>(".hv-empty");
     if (shown.length === 0) { if (!empty) body.appendChild(h("div", { class: "hv-empty" }, "no messages yet")); }
     else empty?.remove();
+    let changed = false;
     for (const [m, i] of shown) {
       const content = d.contentAt(i, s, CARD_CHARS);
       const ended = m.step_ended !== null && m.step_ended <= s;
@@ -540,8 +549,16 @@ export class ReplayView {
       const old = this.cards.get(m.index);
       if (old && old.key === key) continue;
       const card = this.buildCard(m, content, ended);
-      if (old) old.el.replaceWith(card); else body.appendChild(card);
+      if (old) old.el.replaceWith(card); else { body.appendChild(card); reorder = true; }
       this.cards.set(m.index, { el: card, key });
+      changed = true;
+    }
+    // cards come and go when scrubbing backwards: put them back in message order
+    if (reorder) for (const [m] of shown) { const c = this.cards.get(m.index); if (c) body.appendChild(c.el); }
+    // keep the message being streamed in view, as the token pane does
+    if (changed && this.follow && shown.length) {
+      const lastCard = this.cards.get(shown[shown.length - 1][0].index)?.el;
+      if (lastCard) body.scrollTop = lastCard.offsetTop - body.offsetTop - 4;
     }
   }
 

@@ -1,0 +1,67 @@
+"""``harmony-viz demo``: the README's main job writes a replay page and a stats report of the bundled runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harmony_viz.cli import main
+from harmony_viz.cli._demo import REPLAY_SAMPLE, demo_paths, replay_tokens
+from harmony_viz.data import sample_path
+
+
+def test_demo_writes_both_pages_beside_the_named_file(tmp_path):
+    out = tmp_path / "demo.html"
+    result = subprocess.run(
+        [sys.executable, "-m", "harmony_viz", "demo", "-o", str(out), "--no-progress"], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    stats = tmp_path / "demo-stats.html"
+    assert result.stdout.splitlines() == [str(out), str(stats)]
+    assert result.stderr == f"open {out} in a browser; the pages work offline\n"
+    report = stats.read_text()
+    for source in ("findings-rag", "findings-tournament", "tournament_helpful", "tournament_cyberthreat", "reinforcement-fine-tuning",
+                   "tool-calling cot=true", "tool-calling cot=false"):  # fmt: skip
+        assert f"<td>{source}</td>" in report, source
+    replay = out.read_text()
+    assert replay.startswith("<!DOCTYPE html>") and "Harmony replay" in replay
+
+
+def test_replay_is_the_whole_bundled_tool_calling_conversation(enc):
+    ids = replay_tokens()
+    text = enc.decode(ids)
+    assert text.startswith("<|start|>system<|message|>") and text.endswith("<|return|>")
+    assert text.count("<|start|>functions.get_weather to=assistant") == 3
+    block = sample_path(REPLAY_SAMPLE).read_text().split("### Turn 4\n\n```\n", 1)[1].split("\n```", 1)[0]
+    assert text == block.replace("<|end|>\n\n<|start|>", "<|end|><|start|>").replace("<|call|>\n\n<|start|>", "<|call|><|start|>")
+
+
+def test_demo_into_a_folder(tmp_path, capsys):
+    folder = tmp_path / "out" / "demo"
+    assert main(["demo", "-o", str(folder), "--no-progress"]) == 0
+    assert capsys.readouterr().out.splitlines() == [str(folder / "replay.html"), str(folder / "stats.html")]
+    assert (folder / "stats.html").stat().st_size > 1_000_000  # plotly.js inlined
+
+
+def test_demo_paths():
+    assert demo_paths("a/demo.html") == (Path("a/demo.html"), Path("a/demo-stats.html"))
+    assert demo_paths("a/out") == (Path("a/out/replay.html"), Path("a/out/stats.html"))
+
+
+def test_demo_onto_an_existing_file_that_is_not_html_is_refused(tmp_path, capsys):
+    target = tmp_path / "notes.txt"
+    target.write_text("keep me")
+    assert main(["demo", "-o", str(target)]) == 2
+    assert capsys.readouterr().err == (
+        f"harmony-viz demo: {target}: exists and is not a folder; give a name ending in .html or a folder\n"
+    )
+    assert target.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("name", ["demo.html", "demo.HTM"])
+def test_html_suffixes_name_a_file(name, tmp_path):
+    replay, report = demo_paths(str(tmp_path / name))
+    assert replay.name == name and report.name == f"{name.rsplit('.', 1)[0]}-stats.html"

@@ -1,0 +1,81 @@
+"""``harmony-viz make-tiny-model`` and ``harmony-viz record`` on the real tiny model, and their errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from harmony_viz.cli import main  # noqa: E402
+from harmony_viz.runs import load_runs  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """One torch thread: on a shared 2-core machine, two threads contend and run 5x slower."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny model written by the CLI."""
+    out = tmp_path_factory.mktemp("cli") / "tiny"
+    assert main(["make-tiny-model", str(out)]) == 0
+    return out
+
+
+def test_make_tiny_model_writes_a_small_gpt_oss_checkpoint(tiny_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = json.loads((tiny_dir / "config.json").read_text())
+    assert config["model_type"] == "gpt_oss" and config["vocab_size"] == 201088 and config["architectures"] == ["GptOssForCausalLM"]
+    size = sum(f.stat().st_size for f in tiny_dir.iterdir())
+    assert size < 20_000_000
+    assert main(["make-tiny-model", str(tiny_dir)]) == 2
+    assert capsys.readouterr().err == f"harmony-viz make-tiny-model: {tiny_dir} exists and is not an empty folder; pick a new folder for the tiny model\n"
+
+
+def test_record_writes_runs_that_the_run_loader_reads(tiny_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prompts = tmp_path / "prompts.txt"
+    prompts.write_text('# two prompts\nHello there\n\n"Line one\\nline two"\n')
+    out = tmp_path / "runs.jsonl"
+    args = ["record", "--model", str(tiny_dir), "--prompts", str(prompts), "--effort", "low,high", "--max-new-tokens", "3"]
+    code = main([*args, "--temperature", "0", "--tools", "demo", "--out", str(out), "--no-progress", "--seed", "7"])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert err.endswith(f"recorded 4 run(s) to {out} (4 token_limit); next: harmony-viz stats {out}\n")
+    runs = load_runs(out)
+    assert [(r.metadata.extra["prompt"], r.metadata.reasoning_effort) for r in runs] == [
+        ("Hello there", "low"), ("Hello there", "high"), ("Line one\nline two", "low"), ("Line one\nline two", "high"),
+    ]
+    for r in runs:
+        assert len(r.completion_token_ids) == 3 and len(r.token_times) == 3
+        assert r.metadata.seed == 7 and r.metadata.sampling["temperature"] == 0 and r.metadata.extra["tools"] == ["calculator", "get_weather"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--model", "./no/such/model", "--prompt", "Hi"], "no model folder './no/such/model'; create one with `harmony-viz make-tiny-model ./no/such/model` or pass a hub id such as openai/gpt-oss-20b"),
+        (["--prompt", "Hi", "--effort", "extreme"], "unknown reasoning effort 'extreme'; expected one of low, medium, high"),
+        (["--prompt", "Hi", "--max-new-tokens", "0"], "--max-new-tokens must be at least 1, got 0"),
+        (["--prompts", "EMPTY"], "EMPTY: no prompts found; write one prompt a line"),
+        (["--prompt", "Hi", "--temperature", "-1"], "temperature must be ≥ 0, got -1.0"),
+    ],
+)
+def test_record_errors_are_one_line(tiny_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing\n\n")
+    extra = [str(empty) if a == "EMPTY" else a for a in extra]
+    message = message.replace("EMPTY", str(empty))
+    if "--model" not in extra:
+        extra = ["--model", str(tiny_dir), *extra]
+    out = tmp_path / "runs.jsonl"
+    assert main(["record", *extra, "--out", str(out), "--no-progress"]) == 2
+    assert capsys.readouterr().err == f"harmony-viz record: {message}\n"
+    assert not out.exists()

@@ -1,0 +1,119 @@
+"""``harmony-viz parse`` and ``harmony-viz bench``: exact output and exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from harmony_viz.cli import main
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def cli(capsys, monkeypatch, *argv: str, stdin: str | None = None) -> tuple[int, str, str]:
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+@pytest.mark.parametrize("name", ["scan_role_section_call", "scan_missing_message"])
+def test_parse_messages_golden(name, capsys, monkeypatch):
+    rc, out, err = cli(capsys, monkeypatch, "parse", str(GOLDEN / f"{name}.txt"))
+    assert (rc, err) == (0, "")
+    assert out == (GOLDEN / f"{name}.json").read_text(encoding="utf-8")
+
+
+def test_parse_events_from_ids_on_stdin(capsys, monkeypatch):
+    rc, out, err = cli(capsys, monkeypatch, "parse", "-", "--output", "events", stdin="[200006, 173781, 200005, 17196, 200008, 12194, 200002]")
+    assert (rc, err) == (0, "")
+    assert out.splitlines() == [
+        '{"type": "message_start", "message": 0, "role": "assistant", "name": null, "recipient": null, "channel": "final", "content_type": null, "kind": "final", "start": 0, "end": 5}',
+        '{"type": "content_delta", "message": 0, "kind": "final", "text": "Hi", "start": 5, "end": 6}',
+        '{"type": "message_end", "message": 0, "terminator": "<|return|>", "start": 6, "end": 7}',
+    ]
+
+
+def test_parse_completion_role(capsys, monkeypatch):
+    rc, out, _ = cli(capsys, monkeypatch, "parse", "-", "--role", "assistant", stdin="<|channel|>final<|message|>4<|return|>")
+    assert rc == 0
+    assert out == '{"messages": [{"role": "assistant", "name": null, "content": [{"type": "text", "text": "4"}], "channel": "final"}], "diagnostics": []}\n'
+
+
+def test_parse_empty_input_is_valid(capsys, monkeypatch):
+    assert cli(capsys, monkeypatch, "parse", "-", stdin="") == (0, '{"messages": [], "diagnostics": []}\n', "")
+
+
+def test_chunk_seed_does_not_change_messages(corpus_dir, capsys, monkeypatch, tmp_path, enc):
+    text = json.loads((corpus_dir / "ndurner_gpt-oss-rt-run" / "findings-tournament.json").read_text(encoding="utf-8"))["harmony_response_walkthroughs"][1]
+    src = tmp_path / "t.txt"
+    src.write_text(text, encoding="utf-8")
+    ids = tmp_path / "t.json"
+    ids.write_text(json.dumps(enc.encode(text, allowed_special="all")), encoding="utf-8")
+    whole = cli(capsys, monkeypatch, "parse", str(src))
+    assert whole[0] == 0 and '"code": "missing-message"' in whole[1]
+    for seed in ("1", "2", "3"):
+        assert cli(capsys, monkeypatch, "parse", str(src), "--chunk-seed", seed) == whole
+    whole_ids = cli(capsys, monkeypatch, "parse", str(ids))
+    assert json.loads(whole_ids[1])["messages"] == json.loads(whole[1])["messages"]
+    assert cli(capsys, monkeypatch, "parse", str(ids), "--chunk-seed", "5") == whole_ids
+
+
+def test_strict_exits_1_on_errors(capsys, monkeypatch):
+    assert cli(capsys, monkeypatch, "parse", "-", "--strict", stdin="<|end|>")[0] == 1
+    assert cli(capsys, monkeypatch, "parse", "-", "--strict", stdin="<|start|>user<|message|>x<|end|>")[0] == 0
+    assert cli(capsys, monkeypatch, "parse", "-", stdin="<|end|>")[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        ("[200006, 300000]", "harmony-viz parse: standard input: token id 300000 (item 1) is outside the o200k_harmony vocabulary 0..201087\n"),
+        ("[-3]", "harmony-viz parse: standard input: token id -3 (item 0) is outside the o200k_harmony vocabulary 0..201087\n"),
+        ('[1, "two"]', "harmony-viz parse: standard input: item 1 of the JSON array is 'two', not a token id; give a JSON array of ints, or Harmony text\n"),
+    ],
+)
+def test_bad_ids_exit_2_with_one_line(stdin, message, capsys, monkeypatch):
+    assert cli(capsys, monkeypatch, "parse", "-", stdin=stdin) == (2, "", message)
+
+
+def test_binary_and_missing_files_exit_2(tmp_path, capsys, monkeypatch):
+    binary = tmp_path / "x.bin"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    assert cli(capsys, monkeypatch, "parse", str(binary)) == (2, "", f"harmony-viz parse: {binary}: not UTF-8 text (byte 0)\n")
+    assert cli(capsys, monkeypatch, "parse", str(tmp_path / "nope.txt")) == (2, "", f"harmony-viz parse: {tmp_path / 'nope.txt'}: no such file\n")
+
+
+@pytest.mark.parametrize("output", ["chat", "chat-stream", "responses", "responses-stream"])
+def test_projection_outputs_print_what_projections_return(output, capsys, monkeypatch):
+    projections = pytest.importorskip("harmony_viz.projections")
+    from harmony_viz.scanner import Scanner
+
+    text = "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Hi<|return|>"
+    rc, out, err = cli(capsys, monkeypatch, "parse", "-", "--role", "assistant", "--output", output, stdin=text)
+    assert (rc, err) == (0, "")
+    scanner = Scanner(role="assistant")
+    expected = projections.project_for_cli(output, [scanner.feed(text), scanner.flush()], legacy_vllm=False)
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert lines == (expected if output.endswith("-stream") else [expected])
+
+
+def test_bench_rejects_bad_arguments(capsys, monkeypatch, tmp_path):
+    assert cli(capsys, monkeypatch, "bench", "--rounds", "0") == (2, "", "harmony-viz bench: --rounds 0: give at least 1\n")
+    rc, out, err = cli(capsys, monkeypatch, "bench", "--corpus", str(tmp_path))
+    assert (rc, out) == (2, "")
+    assert err == f"harmony-viz bench: no transcript corpus at {tmp_path}; pass --corpus DIR (the folder holding ndurner_gpt-oss-rt-run/)\n"
+
+
+def test_bench_prints_ratios(corpus_dir, capsys, monkeypatch):
+    rc, out, err = cli(capsys, monkeypatch, "bench", "--corpus", str(corpus_dir), "--rounds", "1", "--trace-tokens", "3000")
+    assert (rc, err) == (0, "")
+    lines = out.splitlines()
+    assert re.fullmatch(r"corpus: 1\d\d real token streams that openai-harmony parses strictly, [\d,]+ tokens \(.*\)", lines[0])
+    assert re.fullmatch(r"  per-token feed vs StreamableParser.process: ours [\d.]+ M tok/s, reference [\d.]+ M tok/s, ratio [\d.]+x \(rounds: [\d.]+\)", lines[2])
+    assert re.fullmatch(r"trace of every step, 3,000 tokens fed one at a time: \d+ MB \(\d+ B/step: events, step offsets, snapshots\), limit 300 MB; .*", lines[4])

@@ -1,0 +1,96 @@
+"""``harmony-viz stats``: JSON in input order, CSV, the HTML report, the table, and bad input."""
+
+from __future__ import annotations
+
+import csv
+import json
+import statistics
+
+import pytest
+
+from harmony_viz.cli import main
+from harmony_viz.data import sample_path
+from harmony_viz.runs import load_runs
+
+REQUIRED = ("output_tokens", "reasoning_tokens", "preamble_tokens", "tool_call_tokens", "final_tokens", "reasoning_share")
+
+
+@pytest.fixture(scope="module")
+def files() -> list[str]:
+    """A few bundled files of different shapes, deliberately not in alphabetical order."""
+    return [str(sample_path(n)) for n in ("rft_outputs.jsonl", "finding5_runs/helpful-47.json", "tool_calling/cities_3_cot_true_trial-1.md")]
+
+
+def test_json_is_one_object_per_run_in_input_order(files, capsys):
+    assert main(["stats", *files, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    expected = [r.id for r in load_runs(files)]
+    assert [r["id"] for r in rows] == expected
+    assert expected[:3] == ["rft_outputs#cell-37", "rft_outputs#cell-56", "helpful-47"]
+    for row in rows:
+        assert all(key in row for key in REQUIRED)
+        shared = row["reasoning_tokens"] + row["preamble_tokens"] + row["tool_call_tokens"] + row["final_tokens"]
+        assert row["reasoning_share"] == (row["reasoning_tokens"] / shared if shared else None)
+    # Reversing the files reverses the file blocks.
+    assert main(["stats", *reversed(files), "--json"]) == 0
+    again = [r["id"] for r in json.loads(capsys.readouterr().out)]
+    assert again[0].startswith("cities_3") and again[-2:] == ["rft_outputs#cell-37", "rft_outputs#cell-56"]
+
+
+def test_csv_and_html_outputs(files, tmp_path, capsys):
+    out_csv, out_html = tmp_path / "runs.csv", tmp_path / "report.html"
+    assert main(["stats", *files, "--csv", str(out_csv), "--html", str(out_html), "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    with out_csv.open() as f:
+        rows = list(csv.DictReader(f))
+    assert [r["run"] for r in rows] == [r.id for r in load_runs(files)]
+    assert {"reasoning_share", "reasoning_share_chars", "source", "reasoning_effort"} <= set(rows[0])
+    page = out_html.read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count('class="plotly-graph-div"') >= 3
+    assert captured.err == f"wrote {len(rows)} runs to {out_csv}\nwrote the report to {out_html}\n"
+    assert captured.out.splitlines()[0].split() == ["run", "effort", "output", "reasoning", "preamble", "tool_call", "final", "share", "diags"]
+
+
+def test_csv_to_stdout(files, capsys):
+    assert main(["stats", files[0], "--csv", "-"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("run,source,model,reasoning_effort,") and len(lines) == 3
+
+
+def test_table_summary_line_on_the_rag_findings(capsys):
+    path = sample_path("findings-rag.json")
+    assert main(["stats", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 82
+    rows = [line.split() for line in lines[1:81]]
+    shares = [float(r[7]) for r in rows]
+    assert abs(statistics.median(shares) - float(lines[-1].split("median reasoning share ")[1].split()[0])) <= 0.005
+    assert lines[-1].startswith("80 runs, ") and "of tokens, 0.89 of characters" in lines[-1]
+
+
+def test_malformed_lines_do_not_stop_the_batch(tmp_path, capsys):
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"id": "a", "text": "<|start|>assistant<|channel|>final<|message|>ok<|end|>"}\nnot json\n')
+    assert main(["stats", str(path), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["id"], r["diagnostic_codes"]) for r in rows] == [("a", []), ("runs#line-2", ["load.bad-json"])]
+    assert rows[1]["reasoning_share"] is None and rows[1]["output_tokens"] == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["stats", "nope.json"], "harmony-viz stats: nope.json: no such run file; pass a path to a .jsonl, .json, .md or Harmony text file\n"),
+        (["stats", "-", "-"], "harmony-viz stats: - (stdin) can be given only once\n"),
+        (["stats", "x.json", "--json", "--csv", "-"], "harmony-viz stats: --json and --csv - both write to stdout; give --csv a file name\n"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err == message and captured.out == ""
+
+
+def test_a_folder_is_refused(tmp_path, capsys):
+    assert main(["stats", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"harmony-viz stats: {tmp_path}: is a folder; pass the run files inside it (e.g. {tmp_path}/*.json)\n"

@@ -1,0 +1,205 @@
+"""The replay widget from Python, no browser: traits, browser messages, API view and saved pages."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import traitlets
+
+from harmony_viz.cli import main
+from harmony_viz.trace import Trace
+from harmony_viz.widget import ReplayWidget, replay
+from _replay_streams import XSS_TEXT, finding5
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def widget(enc) -> ReplayWidget:
+    """A replay of the hostile stream, one token per step."""
+    return replay(XSS_TEXT)
+
+
+def _browser_update(w: ReplayWidget, **state) -> None:
+    """What anywidget's frontend sends when the user changes a synced value."""
+    w._handle_msg({"content": {"data": {"method": "update", "state": state}}})
+
+
+def test_state_holds_the_trace_as_binary_columns(widget: ReplayWidget, enc) -> None:
+    state = widget.get_state()
+    assert state["step"] == 0 and state["selected"] == -1 and state["chunking"] == "token"
+    assert isinstance(state["_columns"], bytes)
+    meta = state["_meta"]
+    n = len(enc.encode(XSS_TEXT, allowed_special="all"))
+    assert (meta["n_tokens"], meta["n_steps"], meta["unit"]) == (n, n + 2, "token")
+    json.dumps(meta)  # the metadata is plain JSON; nothing per token travels as JSON
+    assert len(state["_columns"]) + len(json.dumps(meta)) < 64 * n + 4096
+
+
+def test_step_is_set_and_observed_from_python(widget: ReplayWidget) -> None:
+    seen: list[int] = []
+    widget.observe(lambda ch: seen.append(ch["new"]), "step")
+    widget.step = 7
+    widget.step = widget.n_steps - 1
+    assert seen == [7, widget.n_steps - 1]
+    with pytest.raises(traitlets.TraitError, match=rf"step {widget.n_steps} is out of range: this replay has steps 0 to {widget.n_steps - 1}"):
+        widget.step = widget.n_steps
+
+
+def test_replay_can_open_at_the_end(enc) -> None:
+    w = replay(XSS_TEXT, step=-1)
+    assert w.step == w.n_steps - 1
+
+
+def test_browser_updates_reach_python(widget: ReplayWidget) -> None:
+    _browser_update(widget, step=12)
+    assert widget.step == 12
+    _browser_update(widget, selected=3)
+    assert widget.selected == 3
+
+
+def test_bad_values_from_the_browser_become_an_error_message(widget: ReplayWidget) -> None:
+    _browser_update(widget, step=10)
+    _browser_update(widget, step=10_000)
+    assert widget.step == 10
+    assert widget.error == f"step 10000 is out of range: this replay has steps 0 to {widget.n_steps - 1}"
+    _browser_update(widget, chunking="every")
+    assert widget.chunking == "token"
+    assert widget.error == "chunking 'every' needs a size, e.g. 'every:4'"
+
+
+def test_changing_chunking_recomputes_the_trace_and_keeps_the_place(widget: ReplayWidget, enc) -> None:
+    widget.step = 10  # ten tokens fed
+    _browser_update(widget, chunking="every:4")
+    assert widget.chunking == "every:4" and widget.error == ""
+    assert widget._meta["chunking"] == "every:4"
+    assert widget.trace.chunking.size == 4
+    n = len(enc.encode(XSS_TEXT, allowed_special="all"))
+    assert widget.n_steps == -(-n // 4) + 2
+    # the first every:4 step that has fed at least those ten tokens: step 3 (12 tokens)
+    assert widget.step == 3 and widget.trace.steps[3].end == 12
+    widget.chunking = "chars:5"
+    assert widget._meta["unit"] == "char"
+    assert widget.trace.steps[widget.step].end >= len(enc.decode(enc.encode(XSS_TEXT, allowed_special="all")[:12]))
+    with pytest.raises(traitlets.TraitError, match="unknown chunking 'lines'"):
+        widget.chunking = "lines"
+
+
+def test_chunking_is_canonical(enc) -> None:
+    w = replay(XSS_TEXT, chunking=" random:3:8 ")
+    assert w.chunking == "random:3"
+
+
+def test_api_view_follows_the_step(widget: ReplayWidget) -> None:
+    projections = pytest.importorskip("harmony_viz.projections")
+    last = widget.n_steps - 1
+    widget.step = last
+    view = widget.api_view
+    assert view["step"] == last and "error" not in view
+    events = widget.trace.events()
+    assert view["views"]["chat"] == projections.chat_completion(events)
+    assert view["views"]["responses"] == projections.response(events)
+    assert view["views"]["chat (legacy vLLM)"] == projections.chat_completion(events, legacy_vllm=True)
+    # going back recomputes from the start; the same step gives the same objects
+    widget.step = 5
+    assert widget.api_view["step"] == 5
+    widget.step = last
+    assert widget.api_view["views"]["chat"] == view["views"]["chat"]
+
+
+def test_api_view_as_of_a_step_matches_a_fresh_projection(widget: ReplayWidget) -> None:
+    projections = pytest.importorskip("harmony_viz.projections")
+    k = widget.n_steps // 2
+    widget.step = k
+    p = projections.Projector()
+    for s in widget.trace.steps[: k + 1]:
+        p.add(s.events)
+    assert widget.api_view["views"]["chat"] == p.chat()
+    assert widget.api_view["views"]["responses"] == p.response()
+
+
+def test_widget_sources(enc, corpus_dir) -> None:
+    ids = enc.encode(XSS_TEXT, allowed_special="all")
+    assert replay(ids).trace.tokens.tolist() == ids
+    runs = pytest.importorskip("harmony_viz.runs")
+    run = runs.load_file(corpus_dir / "ndurner_gpt-oss-rt-run" / "finding5_runs" / "helpful-1.json")[0]
+    assert replay(run, chunking="every:64").trace.tokens.size == len(run.prompt_token_ids) + len(run.completion_token_ids)
+
+
+def test_save_html_is_self_contained_and_escapes_markup(widget: ReplayWidget, tmp_path: Path) -> None:
+    widget.step = 9
+    out = widget.save_html(tmp_path / "replay.html")
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    # no external resources of any kind
+    assert not re.search(r"""<(script|link|img|iframe)[^>]+(src|href)\s*=""", page)
+    # the stream's markup is only inside the JSON block, with "<" escaped
+    data = page.split('<script type="application/json" id="hv-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in data
+    embedded = json.loads(data)
+    assert embedded["traits"]["step"] == 9
+    assert "window.__hv_xss" not in page.replace(data, "")
+    assert (ROOT / "harmony_viz" / "static" / "standalone.js").read_text(encoding="utf-8")[:200] in page
+
+
+def test_import_harmony_viz_stays_light() -> None:
+    code = ("import sys, harmony_viz; harmony_viz.Trace; "
+            "heavy = [m for m in ('anywidget', 'ipywidgets', 'pandas', 'plotly', 'torch') if m in sys.modules]; "
+            "print(heavy); r = harmony_viz.replay; print('anywidget' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "[]"
+    assert out[1] == "True"  # the widget machinery loads when replay is asked for
+
+
+def test_js_and_python_versions_agree() -> None:
+    import harmony_viz
+
+    package = json.loads((ROOT / "js" / "package.json").read_text(encoding="utf-8"))
+    assert package["version"] == harmony_viz.__version__
+
+
+# ---- harmony-viz html ------------------------------------------------------------
+
+def test_cli_html_writes_a_page(tmp_path: Path, enc, capsys) -> None:
+    src = tmp_path / "t.txt"
+    src.write_text(XSS_TEXT, encoding="utf-8")
+    out = tmp_path / "o.html"
+    assert main(["html", str(src), "-o", str(out), "--chunking", "every:4", "--step", "-1"]) == 0
+    n = len(enc.encode(XSS_TEXT, allowed_special="all"))
+    steps = -(-n // 4) + 2
+    assert capsys.readouterr().err == f"wrote {out} ({n} tokens, {steps} steps, {out.stat().st_size // 1024} KiB); open it in a browser\n"
+    data = json.loads(out.read_text(encoding="utf-8").split('id="hv-data">', 1)[1].split("</script>", 1)[0])
+    assert data["traits"]["step"] == steps - 1 and data["meta"]["chunking"] == "every:4"
+
+
+def test_cli_html_reads_ids_and_run_files(tmp_path: Path, corpus_dir, capsys) -> None:
+    ids = tmp_path / "ids.json"
+    ids.write_text("[200006, 173781, 200008, 12194, 200007]", encoding="utf-8")
+    assert main(["html", str(ids), "-o", str(tmp_path / "a.html")]) == 0
+    assert "(5 tokens, 7 steps" in capsys.readouterr().err
+    pytest.importorskip("harmony_viz.runs")
+    run = corpus_dir / "ndurner_gpt-oss-rt-run" / "finding5_runs" / "cyberthreat-17.json"
+    expected = len(Trace.build(__import__("harmony_viz.trace", fromlist=["tokens_of"]).tokens_of(finding5(corpus_dir, "cyberthreat-17")), "every:1000").tokens)
+    assert main(["html", str(run), "-o", str(tmp_path / "b.html")]) == 0
+    assert f"({expected} tokens," in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [(["html", "/nonexistent.txt", "-o", "x.html"], "harmony-viz html: /nonexistent.txt: no such file\n"),
+     (["html", "IN", "--chunking", "every:0", "-o", "x.html"], "harmony-viz html: --chunking: chunking 'every:0': the size must be at least 1, got 0\n"),
+     (["html", "IN", "--step", "99", "-o", "x.html"], "harmony-viz html: --step 99 is out of range: this replay has steps 0 to 6 (or -1 for the end)\n"),
+     (["html", "EMPTY", "-o", "x.html"], "harmony-viz html: EMPTY: empty input; give token ids (a JSON array) or Harmony text\n")],
+)
+def test_cli_html_user_errors_are_one_line_exit_2(tmp_path: Path, capsys, monkeypatch, argv, message) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "IN").write_text("<|start|>assistant<|message|>Hi<|end|>", encoding="utf-8")
+    (tmp_path / "EMPTY").write_text("  \n", encoding="utf-8")
+    assert main(argv) == 2
+    assert capsys.readouterr().err == message
+    assert not (tmp_path / "x.html").exists()

@@ -1,0 +1,97 @@
+"""Browser fixtures: Debian's chromium through Playwright, a saved replay page, and a real JupyterLab.
+
+Tests here are marked ``browser``. Without /usr/bin/chromium they skip, unless
+HARMONY_VIZ_REQUIRE_BROWSER=1 (CI) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """A headless chromium (Debian's; Playwright's own download needs the network)."""
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("HARMONY_VIZ_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{CHROMIUM} is missing and HARMONY_VIZ_REQUIRE_BROWSER=1; install it with `apt-get install chromium`")
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); set HARMONY_VIZ_REQUIRE_BROWSER=1 to fail instead")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser) -> Iterator[object]:
+    """A fresh tab that records console errors and page errors."""
+    context = browser.new_context(viewport={"width": 1400, "height": 950})
+    pg = context.new_page()
+    pg.errors = []  # type: ignore[attr-defined]
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))  # type: ignore[attr-defined]
+    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)  # type: ignore[attr-defined]
+    yield pg
+    context.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    """A JupyterLab server on 127.0.0.1 (no token) serving a temp folder; yields its url and folder."""
+    if not Path(CHROMIUM).exists() and os.environ.get("HARMONY_VIZ_REQUIRE_BROWSER") != "1":
+        pytest.skip(f"{CHROMIUM} is missing")
+    root = tmp_path_factory.mktemp("lab")
+    settings = root / ".settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    # no "get news?" pop-up and no update check: they cover the notebook and reach for the network
+    (settings / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False, "doNotDisturbMode": True}), encoding="utf-8")
+    port = _free_port()
+    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(root / ".settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(root / ".workspaces"), "JUPYTER_RUNTIME_DIR": str(root / ".runtime")}
+    cmd = [sys.executable, "-m", "jupyter", "lab", "--allow-root", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+           "--ServerApp.token=", "--ServerApp.password=", "--LabApp.expose_app_in_browser=True",
+           f"--ServerApp.root_dir={root}", "--ServerApp.disable_check_xsrf=True"]
+    log = open(root / "lab.log", "w")
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/api/status", timeout=2).read()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"JupyterLab did not start; log:\n{(root / 'lab.log').read_text()[-3000:]}") from None
+                time.sleep(0.5)
+        yield {"url": url, "root": root}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()

@@ -1,0 +1,128 @@
+"""The replay widget in a real JupyterLab: run the notebook, step in the browser, read the traits in the kernel.
+
+Also writes docs/replay.png, the screenshot the README shows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from harmony_viz.trace import Trace, tokens_of
+from _replay_streams import XSS_TEXT, finding5
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOT = ROOT / "docs" / "replay.png"
+
+
+@pytest.fixture(scope="module")
+def lab_page(browser, jupyter_lab, corpus_dir):
+    """A JupyterLab tab with a notebook of two replay widgets, all cells run."""
+    root: Path = jupyter_lab["root"]
+    (root / "xss.txt").write_text(XSS_TEXT, encoding="utf-8")
+    # the screenshot stream: the end of a real run that calls a tool
+    (root / "run.txt").write_text(finding5(corpus_dir, "cyberthreat-17"), encoding="utf-8")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("from harmony_viz import replay\nw = replay(open('xss.txt').read(), chunking='every:2')\nw"),
+        nbformat.v4.new_code_cell("print('PY', w.step, w.selected, w.chunking, w.n_steps)"),
+        nbformat.v4.new_code_cell("w.step = 5"),
+        nbformat.v4.new_code_cell("shot = replay(open('run.txt').read(), chunking='every:4', step=-70)\nshot"),
+    ]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, root / "replay.ipynb")
+    context = browser.new_context(viewport={"width": 1500, "height": 1100})
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(f"{jupyter_lab['url']}/lab/tree/replay.ipynb")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget && window.jupyterapp.shell.currentWidget.sessionContext", timeout=90_000)
+    page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.sessionContext.ready; }")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function("() => document.querySelectorAll('.hv-root').length === 2", timeout=120_000)
+    page.wait_for_function("() => document.querySelectorAll('.hv-root [data-hv=step]')[0].dataset.step === '5'", timeout=60_000)
+    yield page
+    context.close()
+
+
+def _run_cell(page, index: int) -> str:
+    """Run one cell again and return its output text."""
+    page.evaluate(f"""async () => {{
+        const panel = window.jupyterapp.shell.currentWidget;
+        panel.content.activeCellIndex = {index};
+        await window.jupyterapp.commands.execute('notebook:run-cell');
+    }}""")
+    page.wait_for_function(f"""() => {{
+        const cell = window.jupyterapp.shell.currentWidget.content.widgets[{index}];
+        return cell.model.executionCount !== null && cell.node.querySelector('.jp-OutputArea-output') &&
+               !cell.node.querySelector('.jp-InputArea-prompt').textContent.includes('*');
+    }}""", timeout=60_000)
+    return page.evaluate(f"() => window.jupyterapp.shell.currentWidget.content.widgets[{index}].node.querySelector('.jp-OutputArea').innerText")
+
+
+def _py_state(page) -> list[str]:
+    text = _run_cell(page, 1)
+    return re.search(r"PY (.+)", text).group(1).split()
+
+
+def test_python_sets_the_step_and_the_browser_follows(lab_page) -> None:
+    widget = lab_page.locator(".hv-root").first
+    assert widget.locator("[data-hv=step]").get_attribute("data-step") == "5"
+    n = len(tokens_of(XSS_TEXT))
+    # steps 1..5 of every:2 fed 10 tokens: exactly those chips are not dimmed
+    assert widget.locator("[data-hv=token]:not(.hv-dim)").count() == 10
+    assert widget.locator("[data-hv=token]").count() == n
+
+
+def test_browser_steps_and_clicks_reach_the_kernel(lab_page) -> None:
+    widget = lab_page.locator(".hv-root").first
+    widget.locator("[data-hv=next]").click()
+    widget.locator("[data-hv=next]").click()
+    widget.locator("[data-hv=token][data-i='3']").click()
+    lab_page.wait_for_timeout(300)
+    step, selected, chunking, n_steps = _py_state(lab_page)
+    assert (step, selected, chunking) == ("7", "3", "every:2")
+    assert int(n_steps) == -(-len(tokens_of(XSS_TEXT)) // 2) + 2
+
+
+def test_changing_chunking_in_the_browser_recomputes_in_python(lab_page) -> None:
+    widget = lab_page.locator(".hv-root").first
+    widget.locator("[data-hv=chunking]").select_option("token")
+    n = len(tokens_of(XSS_TEXT))
+    lab_page.wait_for_function(f"() => document.querySelector('.hv-root [data-hv=step]').textContent.includes('/ {n + 1} ')", timeout=30_000)
+    step, _, chunking, n_steps = _py_state(lab_page)
+    assert chunking == "token" and int(n_steps) == n + 2
+    assert step == "14"  # every:2 step 7 had fed 14 tokens; token chunking keeps the place
+
+
+def test_panels_and_markup_in_jupyterlab(lab_page) -> None:
+    widget = lab_page.locator(".hv-root").first
+    widget.locator("[data-hv=last]").click()
+    convo = widget.locator("[data-hv=conversation]").inner_text()
+    assert "Literal: <script>window.__hv_xss=6</script> &amp;" in convo
+    assert lab_page.evaluate("window.__hv_xss") is None
+    assert widget.locator("img, script, svg, iframe").count() == 0
+    api = widget.locator("[data-hv=api]").inner_text()
+    assert '"object": "chat.completion"' in api
+    events = widget.locator("[data-hv=events]").inner_text()
+    assert "MessageEnd" in events  # the flush step closes nothing here; <|return|> was fed at the last chunk
+    assert lab_page.errors == []
+
+
+def test_screenshot_for_the_readme(lab_page, corpus_dir) -> None:
+    shot = lab_page.locator(".hv-root").nth(1)
+    shot.scroll_into_view_if_needed()
+    trace = Trace.build(tokens_of(finding5(corpus_dir, "cyberthreat-17")), "every:4")
+    assert shot.locator("[data-hv=step]").get_attribute("data-step") == str(trace.n_steps - 70)
+    shot.locator("[data-hv=token].hv-cur").first.hover()
+    lab_page.wait_for_timeout(300)
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    box = shot.bounding_box()
+    lab_page.screenshot(path=str(SCREENSHOT), clip={"x": box["x"] - 8, "y": box["y"] - 8, "width": box["width"] + 16, "height": min(box["height"], 900) + 16})
+    assert SCREENSHOT.stat().st_size > 20_000
