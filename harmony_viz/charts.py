@@ -4,9 +4,11 @@ Each function returns a ``plotly.graph_objects.Figure`` that you can restyle
 (``fig.update_layout(...)``, ``fig.update_traces(...)``) before showing or saving it.
 Colours are the Okabe–Ito palette, which stays distinct for colour-blind readers.
 
+>>> from harmony_viz.data import sample_path
 >>> from harmony_viz.stats import analyze_runs, runs_frame
->>> from harmony_viz.charts import reasoning_share_by
->>> fig = reasoning_share_by(runs_frame(analyze_runs("findings-rag.json")), by="source")  # doctest: +SKIP
+>>> fig = reasoning_share_by(runs_frame(analyze_runs(sample_path("findings-rag.json"))), by="source")
+>>> [(trace.type, trace.name, len(trace.y)) for trace in fig.data]
+[('box', 'findings-rag', 80)]
 """
 
 from __future__ import annotations
@@ -152,8 +154,10 @@ def tokens_per_second(runs: Sequence[Run | RunUsage], *, window: int = 16) -> go
     """Generation speed over each run that has ``token_times``: tokens/s over a sliding window, one line per run.
 
     The speed at token *i* is ``window`` tokens over the time they took, so a single slow
-    token does not spike the line. Raises ValueError when no run has times (record runs
-    with ``harmony-viz record``; transcripts copied from logs have none).
+    token does not spike the line. Tokens the harness inserted (``harness_spans`` in the
+    metadata, e.g. tool results in a recorded tool loop) are left out: the model did not
+    generate them. Raises ValueError when no run has times (record runs with
+    ``harmony-viz record``; transcripts copied from logs have none).
     """
     import plotly.graph_objects as go
 
@@ -167,7 +171,7 @@ def tokens_per_second(runs: Sequence[Run | RunUsage], *, window: int = 16) -> go
         )
     fig = go.Figure()
     for run in timed:
-        times = run.token_times
+        times = _model_times(run)
         xs, ys = [], []
         for i in range(1, len(times)):
             j = max(0, i - window)
@@ -262,6 +266,13 @@ _TABLE_COLUMNS = (
     "run", "source", "reasoning_effort", "output_tokens", "reasoning_tokens", "preamble_tokens", "tool_call_tokens",
     "final_tokens", "reasoning_share", "reasoning_share_chars", "diagnostics", "diagnostic_codes",
 )  # fmt: skip
+
+
+def _model_times(run: Run) -> list[float]:
+    """The run's token times without those of harness-inserted spans."""
+    spans = run.metadata.extra.get("harness_spans") or []
+    skip = {i for span in spans if isinstance(span, (list, tuple)) and len(span) == 2 for i in range(int(span[0]), int(span[1]))}
+    return [t for i, t in enumerate(run.token_times or ()) if i not in skip]
 
 
 def _need_unit(unit: str) -> None:

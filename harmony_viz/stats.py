@@ -5,10 +5,10 @@ Every function takes runs in any form: paths of run files (loaded with
 already scanned :class:`~harmony_viz.runs.RunUsage` from :func:`analyze_runs` (scan once, then
 build several frames without scanning again).
 
->>> from harmony_viz.stats import analyze_runs, runs_frame
->>> usages = analyze_runs("findings-rag.json")            # doctest: +SKIP
->>> runs_frame(usages)["reasoning_share_chars"].median()   # doctest: +SKIP
-0.88...
+>>> from harmony_viz.data import sample_path
+>>> usages = analyze_runs(sample_path("findings-rag.json"))
+>>> round(float(runs_frame(usages)["reasoning_share_chars"].median()), 3)
+0.889
 """
 
 from __future__ import annotations

@@ -50,6 +50,9 @@ function boot(): void {
   });
   const view = new ReplayView(model, host);
   (window as unknown as { harmonyViz: unknown }).harmonyViz = { model, view };
+  // marks for benchmarks: DOM built, then the frame after it (the first paint with tokens)
+  performance.mark("hv-rendered");
+  requestAnimationFrame(() => requestAnimationFrame(() => performance.mark("hv-painted")));
 }
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);

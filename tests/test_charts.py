@@ -17,7 +17,7 @@ from harmony_viz.charts import (
     tokens_per_second,
 )
 from harmony_viz.data import sample_path, sample_paths
-from harmony_viz.runs import Run, load_runs
+from harmony_viz.runs import Run, RunMetadata, load_runs
 from harmony_viz.stats import analyze_runs, diagnostics_frame, runs_frame
 
 
@@ -100,6 +100,19 @@ def test_tokens_per_second_from_token_times():
     assert fig.layout.xaxis.type == "linear" and fig.layout.yaxis.type == "linear"
     assert trace.y[8] == pytest.approx(40) and trace.y[-1] == pytest.approx(10)
     assert list(trace.x) == times[1:]
+
+
+def test_tokens_per_second_leaves_out_harness_spans(usages):
+    run = next(u.run for u in usages if u.run.id == "cities_3_cot_true_trial-1#turn-2")
+    n = len(run.completion_token_ids)
+    # Model tokens at 20 tokens/s, then 30 tokens the harness pasted in at one instant, then the model again.
+    times = [i / 20 for i in range(n)]
+    ids = run.completion_token_ids[:10] + (13,) * 30 + run.completion_token_ids[10:]
+    times = times[:10] + [times[9]] * 30 + times[10:]
+    meta = RunMetadata(source="unit", extra={"harness_spans": [[10, 40]]})
+    timed = Run(id="loop", metadata=meta, completion_token_ids=ids, token_times=tuple(times))
+    (trace,) = tokens_per_second([timed], window=4).data
+    assert len(trace.y) == n - 1 and all(y == pytest.approx(20) for y in trace.y)
 
 
 def test_tokens_per_second_without_times_says_how_to_get_them(usages):

@@ -8,6 +8,8 @@ control case.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harmony_viz.lint import lint, tools_from_json
 
@@ -237,3 +239,33 @@ def test_package_name_and_lazy_imports():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out == "['stop-token']\n[]\n"
+
+
+def test_text_ids_and_scan_results_agree(prompt, enc):
+    """The same findings whatever the input form; token spans cover the characters text spans cover."""
+    from harmony_viz.scanner import scan
+
+    text = prompt + ANALYSIS + _call("functions.search", '{"query": "Procter &amp; Gamble", "n": null}')
+    ids = enc.encode(text, allowed_special="all")
+    by_text, by_ids, by_scan = lint(text), lint(ids), lint(scan(text))
+    assert by_scan == by_text
+    assert [(d.code, d.message) for d in by_ids] == [(d.code, d.message) for d in by_text]
+    for t, i in zip(by_text, by_ids):
+        assert text[t.start : t.end] in enc.decode(ids[i.start : i.end])
+
+
+_FRAGMENTS = [
+    "<|start|>", "<|end|>", "<|message|>", "<|channel|>", "<|call|>", "<|return|>", "<|constrain|>",
+    "assistant", "user", "system", "developer", "functions.get_weather", " to=functions.get_weather", " to=python",
+    "analysis", "commentary", "final", "json", '{"location": "Paris"}', '{"name": "search", "arguments": {}}',
+    "{", "}", "```", "\n", "Let me check", " the user ", "&amp;", "null", "namespace functions {", "type f = (_: {",
+]
+
+
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=40), st.sampled_from([None, "assistant"]))
+def test_lint_never_raises_and_spans_stay_inside(prompt, parts, role):
+    text = "".join(parts)
+    for d in lint(text, role=role, check_prompt=True):
+        assert 0 <= d.start <= d.end <= len(text), d
+    for d in lint(prompt + text):
+        assert 0 <= d.start <= d.end <= len(prompt + text), d

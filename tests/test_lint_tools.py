@@ -201,3 +201,26 @@ def test_bad_typescript_names_the_line():
         tools_from_typescript("namespace functions {\n\nfunction f() {}\n\n} // namespace functions")
     with pytest.raises(ToolParseError, match=r"unknown type 'Date'"):
         tools_from_typescript("namespace functions {\ntype f = (_: {\nwhen: Date,\n}) => any;\n} // namespace functions")
+
+
+@pytest.mark.parametrize("module", ["harmony_viz.lint", "harmony_viz.lint._typescript"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
+
+
+@given(st.data())
+def test_damaged_declarations_raise_only_tool_parse_error(reference_encoding, data):
+    """Lints run on arbitrary prompts: a broken declaration must fail with a readable error, nothing else."""
+    text = _developer_text(reference_encoding, [("f", "Does f.", QUIRKS[data.draw(st.sampled_from(sorted(k for k in QUIRKS if QUIRKS[k])))])])
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, min(len(text), start + 30)))
+    junk = data.draw(st.text(alphabet='{}[]|:?,"/ \nab', max_size=6))
+    damaged = text[:start] + junk + text[end:]
+    try:
+        tools_from_typescript(damaged)
+    except ToolParseError:
+        pass

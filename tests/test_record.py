@@ -350,3 +350,10 @@ def test_the_overhead_benchmark_runs_both_sides_to_the_same_length(tiny) -> None
     result = recording_overhead(tiny, tokens=3, repeats=1)
     assert result.tokens == 3 and result.bare_seconds > 0 and result.record_seconds > 0
     assert result.lines()[-1].startswith("recording overhead ")
+
+
+def test_sampling_with_a_seed_is_reproducible(tiny) -> None:  # noqa: ANN001
+    runs = [record(tiny, PROMPT, date=DATE, temperature=1.0, top_p=0.9, max_new_tokens=6, seed=s) for s in (3, 3, 4)]
+    assert runs[0].completion_token_ids == runs[1].completion_token_ids
+    assert runs[0].completion_token_ids != runs[2].completion_token_ids
+    assert runs[0].metadata.sampling == {"temperature": 1.0, "top_p": 0.9, "top_logprobs": 0, "max_new_tokens": 6, "max_turns": 8}

@@ -189,6 +189,14 @@ def test_system_content_outside_system_message_raises():
         render_conversation(conv)
 
 
+def test_lone_surrogate_is_refused_like_the_reference(reference_encoding):
+    conv = Conversation.from_json('{"messages": [{"role": "user", "content": "a\\ud800b"}]}')
+    with pytest.raises(ValueError, match="hex escape"):
+        reference_encoding.render_conversation(to_reference(conv))
+    with pytest.raises(RenderError, match=r"^messages\[0\]: text holds a lone surrogate '\\ud800'"):
+        render_conversation(conv)
+
+
 def test_unknown_role_names_the_path_and_the_known_roles():
     with pytest.raises(RenderError) as info:
         Conversation.from_json('{"messages": [{"role": "user", "content": "a"}, {"role": "bot", "content": "b"}]}')

@@ -245,7 +245,7 @@ def _reference(ref_enc, conv, mode: str, drop: bool) -> list[int]:
 def _outcome(fn):
     try:
         return fn(), None
-    except (RenderError, RuntimeError) as exc:  # the reference raises a plain RuntimeError here
+    except (RenderError, RuntimeError, ValueError) as exc:  # the reference raises RuntimeError or ValueError
         return None, exc
 
 

@@ -452,3 +452,12 @@ def test_import_is_light():
     code = "import harmony_viz.scanner, sys; print(sorted(m for m in ('pandas','plotly','torch','anywidget','openai_harmony','json_repair') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_numpy_ids_are_accepted():
+    np = pytest.importorskip("numpy")
+    ids = np.array([200006, 173781, 200005, 17196, 200008, 12194, 200007], dtype=np.int64)
+    (m,) = scan(ids).messages
+    assert (m.channel, m.text, m.end) == ("final", "Hi", 7)
+    with pytest.raises(ValueError, match="token id 'x' at position 1 is not an integer"):
+        Scanner().feed([200006, "x"])

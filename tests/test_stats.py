@@ -241,3 +241,20 @@ def test_runs_stats_and_charts_import_without_pandas_or_plotly():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path(__file__).parent)
     assert out.stdout.strip() == "[]"
+
+
+def test_progress_bars_go_to_stderr_when_asked(capsys):
+    usages = analyze_runs(sample_path("findings-rag.json"), progress=True)
+    err = capsys.readouterr().err
+    assert len(usages) == 80 and "scanning runs" in err and "80/80" in err
+    analyze_runs(sample_path("findings-rag.json"), progress=False)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("module", ["harmony_viz.runs", "harmony_viz.runs._load", "harmony_viz.runs._usage", "harmony_viz.stats", "harmony_viz.charts", "harmony_viz.data"])
+def test_docstring_examples_show_real_output(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

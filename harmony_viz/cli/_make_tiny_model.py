@@ -24,10 +24,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("dir", metavar="DIR", help="folder to create (must not exist or be empty)")
-    p.add_argument("--hidden-size", type=int, default=32, help="hidden size, a multiple of 8 (default 32)")
-    p.add_argument("--layers", type=int, default=2, help="decoder layers (default 2)")
-    p.add_argument("--experts", type=int, default=4, help="experts per MoE layer (default 4)")
-    p.add_argument("--seed", type=int, default=0, help="seed for the random weights (default 0)")
+    p.add_argument("--hidden-size", type=int, metavar="N", default=32, help="hidden size, a multiple of 8 (default 32)")
+    p.add_argument("--layers", type=int, metavar="N", default=2, help="decoder layers (default 2)")
+    p.add_argument("--experts", type=int, metavar="N", default=4, help="experts per MoE layer (default 4)")
+    p.add_argument("--seed", type=int, metavar="N", default=0, help="seed for the random weights (default 0)")
     p.set_defaults(func=run)
 
 

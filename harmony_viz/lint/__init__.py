@@ -23,7 +23,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harmony_viz.lint._codes import CODES
-from harmony_viz.lint._tools import DeclaredTool, ToolParseError, tools_from_json, tools_from_typescript
+from harmony_viz.lint._tools import DeclaredTool, ToolParseError, tools_from_json
+from harmony_viz.lint._typescript import tools_from_typescript
 from harmony_viz.scanner._events import Diagnostic
 
 __all__ = [
@@ -42,12 +43,17 @@ _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 Tools = Sequence[DeclaredTool] | Sequence[Mapping[str, Any]] | Mapping[str, Any] | str
 
 
-def _scan(source: Any, role: str | None) -> Any:
+def _views(source: Any, role: str | None) -> list[Any]:
+    """Message views of ``source`` (text, token ids or a ScanResult)."""
+    from harmony_viz.lint._view import build_views
+
     if hasattr(source, "events") and hasattr(source, "messages"):
-        return source  # already a ScanResult
+        # Already scanned: spans count characters when every piece is as long as its text.
+        deltas = [e for e in source.events if type(e).__name__ == "ContentDelta"]
+        return build_views(source, chars=bool(deltas) and all(e.end - e.start == len(e.text) for e in deltas))
     from harmony_viz.scanner import scan
 
-    return scan(source, role=role)
+    return build_views(scan(source, role=role), chars=isinstance(source, str))
 
 
 def _coerce_tools(tools: Tools | None) -> list[DeclaredTool] | None:
@@ -69,52 +75,48 @@ def declared_tools(source: Any, *, role: str | None = None) -> list[DeclaredTool
     ``source`` is Harmony text, token ids or a ``ScanResult``. Spans point into it.
     Raises ToolParseError when a ``namespace … { … }`` block cannot be read.
     """
-    from harmony_viz.lint._tools import tools_from_typescript as parse
-    from harmony_viz.lint._view import build_views
-
     found: list[DeclaredTool] = []
-    for view in build_views(_scan(source, role)):
+    for view in _views(source, role):
         if view.role in ("system", "developer"):
-            found.extend(DeclaredTool(t.namespace, t.name, t.description, t.parameters, *view.span_of(t.start, t.end)) for t in parse(view.text))
+            found.extend(DeclaredTool(t.namespace, t.name, t.description, t.parameters, *view.span_of(t.start, t.end)) for t in tools_from_typescript(view.text))
     return found
 
 
-def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, prompt: bool | None = None) -> list[Diagnostic]:
+def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, check_prompt: bool | None = None) -> list[Diagnostic]:
     """Diagnostics for a Harmony stream: the output rules, and prompt checks on its prompt part.
 
     ``source`` is Harmony text, token ids or a ``ScanResult``. ``role="assistant"`` says
     the stream is a bare completion (it starts after ``<|start|>assistant``): every message
-    is model output, and prompt checks are skipped unless ``prompt=True``. ``tools`` (an
+    is model output, and prompt checks are skipped unless ``check_prompt=True``. ``tools`` (an
     OpenAI ``tools`` array, a request or conversation JSON, rendered TypeScript, or
     DeclaredTools) overrides the tools the prompt declares; with neither, calls are only
     checked for form. Sorted by position, then severity.
     """
     from harmony_viz.lint._output import check_output
-    from harmony_viz.lint._prompt import check_prompt, prompt_tools
-    from harmony_viz.lint._view import build_views
+    from harmony_viz.lint._prompt import check_prompt as prompt_checks
+    from harmony_viz.lint._prompt import prompt_tools
 
-    views = build_views(_scan(source, role))
+    views = _views(source, role)
     declared = _coerce_tools(tools)
-    has_prompt = any(v.role in ("system", "developer") for v in views)
+    run_prompt_checks = check_prompt if check_prompt is not None else role is None
     out: list[Diagnostic] = []
     from_prompt = False
-    if declared is None and has_prompt:
+    if declared is None and any(v.role in ("system", "developer") for v in views):
         declared, problems = prompt_tools(views)
         from_prompt = True
-        if not (prompt if prompt is not None else role is None):
-            out.extend(problems)  # otherwise check_prompt reports them
+        if not run_prompt_checks:
+            out.extend(problems)  # otherwise the prompt checks report them
     out.extend(check_output(views, declared, tools_from_prompt=from_prompt, completion=role is not None))
-    if prompt if prompt is not None else role is None:
-        out.extend(check_prompt(views))
+    if run_prompt_checks:
+        out.extend(prompt_checks(views))
     return _sorted(out)
 
 
 def lint_prompt(source: Any, *, role: str | None = None) -> list[Diagnostic]:
     """Only the prompt checks, for a rendered conversation or a prompt token stream."""
     from harmony_viz.lint._prompt import check_prompt
-    from harmony_viz.lint._view import build_views
 
-    return _sorted(check_prompt(build_views(_scan(source, role))))
+    return _sorted(check_prompt(_views(source, role)))
 
 
 def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:

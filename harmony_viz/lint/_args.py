@@ -39,7 +39,7 @@ def _locate(raw: str, parts: Any) -> tuple[int, int]:
     return found
 
 
-def check_arguments(view: MessageView, tool: DeclaredTool | None, *, whole: bool = True) -> list[Diagnostic]:
+def check_arguments(view: MessageView, tool: DeclaredTool | None) -> list[Diagnostic]:
     """Diagnostics for the body of call ``view`` against ``tool`` (None: schema unknown)."""
     raw = view.text
     out: list[Diagnostic] = []

@@ -43,7 +43,7 @@ def check_output(
         if view.role != "assistant":
             continue
         if view.is_call:
-            out.extend(_check_call(view, tools, by_recipient, tools_from_prompt=tools_from_prompt, last=k == len(views) - 1))
+            out.extend(_check_call(view, tools, by_recipient, tools_from_prompt=tools_from_prompt))
         elif view.channel == "commentary":
             out.extend(_check_preamble(view, views[k + 1 :]))
         if view.is_visible:
@@ -60,7 +60,6 @@ def _check_call(
     by_recipient: dict[str, DeclaredTool],
     *,
     tools_from_prompt: bool,
-    last: bool,
 ) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     recipient = view.recipient or ""
@@ -72,7 +71,7 @@ def _check_call(
         out.append(diagnostic("undeclared-tool", _undeclared_message(recipient, tools), view.header))
     if recipient.startswith("functions.") and view.channel == "analysis":
         out.append(diagnostic("call-on-analysis", f"call to {recipient} on the analysis channel; function calls go on commentary (only builtins like python and browser belong on analysis)", view.header))
-    if view.terminator not in ("<|call|>", "eos") or (view.terminator == "eos" and not last):
+    if view.terminator not in ("<|call|>", "eos"):  # eos: the stop-token rule speaks for it
         out.append(diagnostic("call-terminator", f"call to {recipient} ends in {view.terminator}, not <|call|>; every call is its own message ending in <|call|>", view.stop))
     if not builtin:
         out.extend(check_arguments(view, tool))
@@ -116,7 +115,6 @@ def _calls_in_text(view: MessageView, tools: Sequence[DeclaredTool] | None) -> l
     fenced: list[tuple[int, int]] = []
     for start, end, inner in fenced_blocks(text):
         fenced.append((start, end))
-        inner_at = text.find(inner, start)
         target = None
         for _s, _e, value in json_objects(inner):
             target = call_target(value, tools)
@@ -126,7 +124,7 @@ def _calls_in_text(view: MessageView, tools: Sequence[DeclaredTool] | None) -> l
             markup = next(recipient_markup(inner), None)
             target = markup[2] if markup else None
         if target:
-            out.append(diagnostic("call-in-fence", f"a call to {target} written inside a code fence in {_where(view)}; the scanner shows it as text and no tool runs; send it as a commentary message to={target} ending in <|call|>", view.span_of(start, end if inner_at < 0 else end)))
+            out.append(diagnostic("call-in-fence", f"a call to {target} written inside a code fence in {_where(view)}; the scanner shows it as text and no tool runs; send it as a commentary message to={target} ending in <|call|>", view.span_of(start, end)))
     for start, end, value in json_objects(text):
         if any(a <= start < b for a, b in fenced):
             continue

@@ -46,10 +46,11 @@ def announcement(text: str) -> tuple[int, int] | None:
     stripped = text.rstrip()
     if not stripped:
         return None
-    # The last two sentences: an announcement followed by a closing remark still counts.
-    ends = [m.end() for m in _SENTENCE_END_RE.finditer(stripped) if m.end() < len(stripped)]
-    tail_start = ends[-2] if len(ends) >= 2 else 0
-    tail_start = max(tail_start, len(stripped) - 400)
+    # The last two sentences (within the last 400 characters): an announcement followed by
+    # a closing remark still counts.
+    window = max(len(stripped) - 400, 0)
+    ends = [m.end() for m in _SENTENCE_END_RE.finditer(stripped, window) if m.end() < len(stripped)]
+    tail_start = ends[-2] if len(ends) >= 2 else window
     last = None
     for m in _ANNOUNCE_RE.finditer(stripped, tail_start):
         last = m

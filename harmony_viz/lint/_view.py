@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harmony_viz.scanner._events import ContentDelta, MessageEnd, MessageStart, ToolCallEnd
+from harmony_viz.scanner._events import ContentDelta, MessageEnd, MessageStart
 
 # Roles the format defines; any other author (``functions.x``, ``browser.search``) is a tool.
 STANDARD_ROLES = frozenset({"system", "developer", "user", "assistant"})
@@ -38,6 +38,7 @@ class MessageView:
     stop: tuple[int, int]
     offsets: tuple[int, ...]
     spans: tuple[tuple[int, int], ...]
+    chars: bool = False
 
     @property
     def body(self) -> tuple[int, int]:
@@ -76,17 +77,19 @@ class MessageView:
         return (self._at(first, start, True), self._at(last, end, False))
 
     def _at(self, piece: int, char: int, is_start: bool) -> int:
-        # A piece whose span is as long as its text came from text input: characters map
-        # one to one, so the position can be exact; a token's span is taken whole.
+        # Text input counts characters, so a position inside a piece is exact; a piece
+        # fed as token ids is taken whole (its tokens hold whole characters only jointly).
         lo, hi = self.spans[piece]
-        nxt = self.offsets[piece + 1] if piece + 1 < len(self.offsets) else len(self.text)
-        if hi - lo == nxt - self.offsets[piece]:
+        if self.chars:
             return min(max(lo + char - self.offsets[piece], lo), hi)
         return lo if is_start else hi
 
 
-def build_views(result: Any) -> list[MessageView]:
-    """Views of every message in a ``ScanResult``, in stream order."""
+def build_views(result: Any, *, chars: bool) -> list[MessageView]:
+    """Views of every message in a ``ScanResult``, in stream order.
+
+    ``chars`` says the scan was fed text, so spans count characters.
+    """
     headers: dict[int, tuple[int, int]] = {}
     stops: dict[int, tuple[int, int]] = {}
     pieces: dict[int, list[tuple[str, int, int]]] = {}
@@ -130,6 +133,7 @@ def build_views(result: Any) -> list[MessageView]:
                 stop=stop,
                 offsets=tuple(offsets),
                 spans=tuple(spans),
+                chars=chars,
             )
         )
     return views
@@ -137,11 +141,6 @@ def build_views(result: Any) -> list[MessageView]:
 
 def _is_open_prompt(message: Any) -> bool:
     return message.role == "assistant" and message.terminator == "eos" and not message.text and message.channel is None and message.recipient is None
-
-
-def tool_call_ends(result: Any) -> dict[int, ToolCallEnd]:
-    """The scanner's parsed arguments, by message index."""
-    return {e.message: e for e in result.events if isinstance(e, ToolCallEnd)}
 
 
 def turns(views: Sequence[MessageView]) -> list[list[MessageView]]:

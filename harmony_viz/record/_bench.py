@@ -55,8 +55,11 @@ class _NoStop:
         return scores
 
 
-def recording_overhead(loaded: LoadedModel, *, tokens: int = 64, repeats: int = 5) -> Overhead:
-    """Time bare ``generate`` and ``record`` alternately ``repeats`` times (after a warm-up)."""
+def recording_overhead(loaded: LoadedModel, *, tokens: int = 64, repeats: int = 5, top_logprobs: int = 0) -> Overhead:
+    """Time bare ``generate`` and ``record`` alternately ``repeats`` times (after a warm-up).
+
+    ``top_logprobs`` > 0 makes the recording keep log-probs too, to show what they cost.
+    """
     torch = require("torch")
     prompt_ids = render_prompt(build_conversation(PROMPT, effort="low", date=DATE))
     device = next(loaded.model.parameters()).device
@@ -85,7 +88,7 @@ def recording_overhead(loaded: LoadedModel, *, tokens: int = 64, repeats: int = 
 
     def recorded() -> float:
         started = time.perf_counter()
-        run = record(loaded, PROMPT, effort="low", date=DATE, temperature=0, max_new_tokens=tokens, logits_processors=[_NoStop()])
+        run = record(loaded, PROMPT, effort="low", date=DATE, temperature=0, max_new_tokens=tokens, top_logprobs=top_logprobs, logits_processors=[_NoStop()])
         elapsed = time.perf_counter() - started
         if len(run.completion_token_ids) != tokens:
             raise RuntimeError(f"record made {len(run.completion_token_ids)} tokens, expected {tokens}")
@@ -106,10 +109,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--top-logprobs", type=int, default=0, help="also keep log-probs and the top K (shows their cost)")
     args = parser.parse_args(argv)
     loaded = load_model(args.model, device=args.device, progress=False)
     print(f"model {loaded.name} on {loaded.device} ({loaded.kernels})")
-    for line in recording_overhead(loaded, tokens=args.tokens, repeats=args.repeats).lines():
+    for line in recording_overhead(loaded, tokens=args.tokens, repeats=args.repeats, top_logprobs=args.top_logprobs).lines():
         print(line)
     return 0
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harmony_viz.record._generate import Sampling, Segment, generate_segment
+from harmony_viz.record._generate import Segment
 from harmony_viz.record._prompt import render_tool_turn
 from harmony_viz.record._tools import ToolRegistry, ToolResult, failure
 

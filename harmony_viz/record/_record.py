@@ -101,10 +101,11 @@ def record(
         import torch
 
         torch.manual_seed(seed)
-    started_at = _now()
+    # token_times count from this instant, which started_at names in wall-clock time.
+    started_at, t0 = _now(), time.perf_counter()
     try:
         recording = run_loop(
-            segment, prompt_ids, tools=registry, max_new_tokens=max_new_tokens, max_turns=max_turns, on_token=emit if hooks else None
+            segment, prompt_ids, tools=registry, max_new_tokens=max_new_tokens, max_turns=max_turns, on_token=emit if hooks else None, t0=t0
         )
     finally:
         if follower is not None:

@@ -83,8 +83,17 @@ def render_message(
 ) -> list[int]:
     """One message as tokens; ``conversation_has_function_tools`` adds the routing line to system content."""
     options = options or RenderOptions()
-    enc = _tok.encoding()
-    text = enc.encode_ordinary
+    encode = _tok.encoding().encode_ordinary
+
+    def text(s: str) -> list[int]:
+        if not s.isascii():
+            try:
+                s.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                # tiktoken would quietly substitute U+FFFD; the reference refuses such text.
+                raise RenderError(path, f"text holds a lone surrogate {s[exc.start]!r}, which UTF-8 cannot carry; fix the source text") from None
+        return encode(s)
+
     out = [_tok.START]
     if msg.author.role is Role.TOOL:
         if msg.author.name is None:

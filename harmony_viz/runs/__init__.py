@@ -1,7 +1,9 @@
 """Run records: one model generation with its metadata, loaded from the files people have.
 
+>>> from harmony_viz.data import sample_path
 >>> from harmony_viz.runs import load_runs
->>> runs = load_runs("findings-rag.json")   # doctest: +SKIP
+>>> [run.id for run in load_runs(sample_path("rft_outputs.jsonl"))]
+['rft_outputs#cell-37', 'rft_outputs#cell-56']
 """
 
 from __future__ import annotations

@@ -28,8 +28,9 @@ def load_runs(sources: PathLike | Iterable[PathLike], *, progress: bool | None =
     per turn) and plain Harmony text. ``-`` reads standard input. ``progress`` shows a
     tqdm bar on stderr (None: only when stderr is a terminal).
 
-    >>> runs = load_runs("findings-rag.json")          # doctest: +SKIP
-    >>> len(runs), runs[0].id, runs[0].metadata.reasoning_effort  # doctest: +SKIP
+    >>> from harmony_viz.data import sample_path
+    >>> runs = load_runs(sample_path("findings-rag.json"))
+    >>> len(runs), runs[0].id, runs[0].metadata.reasoning_effort
     (80, 'findings-rag#0', 'medium')
     """
     paths = [sources] if isinstance(sources, (str, Path)) else list(sources)

@@ -122,9 +122,9 @@ def run_usage(run: Run) -> RunUsage:
     """Scan ``run`` and size its messages; never raises on malformed model output.
 
     >>> from harmony_viz.runs import Run
-    >>> u = run_usage(Run(id="x", text="<|start|>assistant<|channel|>analysis<|message|>Hm.<|end|>"))  # doctest: +SKIP
-    >>> u.output_tokens_by_kind()["reasoning"]   # doctest: +SKIP
-    7
+    >>> u = run_usage(Run(id="x", text="<|start|>assistant<|channel|>analysis<|message|>Hm.<|end|>"))
+    >>> u.output_tokens_by_kind()["reasoning"], u.messages[0].content_tokens
+    (8, 2)
     """
     from harmony_viz.scanner import scan
     from harmony_viz.tokens import START

@@ -14,6 +14,7 @@ misuse (ids outside the vocabulary, mixing text and ids).
 from __future__ import annotations
 
 import codecs
+import operator
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -30,6 +31,7 @@ from harmony_viz.scanner._events import (
     ToolCallStart,
 )
 from harmony_viz.scanner._header import ROLES, Header, classify, header_warnings, parse_header, split_stripped
+from harmony_viz.scanner._pieces import Piece, slice_pieces, unit_end, unit_start
 from harmony_viz.scanner._vocab import CONTROL_IDS, ID_BY_LITERAL, LITERAL_BY_ID, N_VOCAB, tables
 from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START, special_by_id
 
@@ -41,48 +43,6 @@ _PREFIXES = frozenset(lit[:k] for lit in ID_BY_LITERAL for k in range(1, len(lit
 # ContentDelta is a NamedTuple; building it through tuple.__new__ skips its Python-level __new__.
 _new_tuple = tuple.__new__
 _PREVIEW = 256  # Snapshot.pending_header keeps this many characters, so snapshots stay O(1)
-
-Piece = tuple[str, int, int]  # text and the input span it came from
-
-
-def _unit_start(pieces: list[Piece], c: int) -> int:
-    off = 0
-    for text, s, e in pieces:
-        n = len(text)
-        if c < off + n:
-            # Text input (or a one-character token) maps characters to units one to one.
-            return s + (c - off) if e - s == n else s
-        off += n
-    return pieces[-1][2] if pieces else 0
-
-
-def _unit_end(pieces: list[Piece], c: int) -> int:
-    if c <= 0:
-        return pieces[0][1] if pieces else 0
-    off = 0
-    for text, s, e in pieces:
-        n = len(text)
-        if off < c <= off + n:
-            return s + (c - off) if e - s == n else e
-        off += n
-    return pieces[-1][2] if pieces else 0
-
-
-def _slice(pieces: list[Piece], c0: int, c1: int) -> list[Piece]:
-    """The pieces covering characters [c0, c1), trimmed to them."""
-    out: list[Piece] = []
-    off = 0
-    for text, s, e in pieces:
-        n = len(text)
-        lo, hi = max(c0, off), min(c1, off + n)
-        if lo < hi:
-            if e - s == n:
-                out.append((text[lo - off : hi - off], s + lo - off, s + hi - off))
-            else:
-                out.append((text[lo - off : hi - off], s, e))
-        off += n
-    return out
-
 
 class Scanner:
     """Streaming Harmony scanner: ``feed`` chunks of text or token ids, then ``flush``.
@@ -147,7 +107,7 @@ class Scanner:
         if self._hot and len(chunk) == 1:
             # One body token at a time, the commonest call when replaying a stream.
             text = self._fast(chunk[0])
-            if text is not None:
+            if text:
                 pos = self._pos
                 # One int object shared by the delta's end and the position (a trace keeps both).
                 self._pos = end = pos + 1
@@ -157,7 +117,7 @@ class Scanner:
         if self._mode != "tokens":
             if self._mode == "text":
                 raise ValueError("this Scanner was fed text; feed token ids to a new Scanner (one stream, one input kind)")
-            if not chunk:
+            if len(chunk) == 0:
                 return []
             self._mode = "tokens"
         out = self._out = []
@@ -241,10 +201,15 @@ class Scanner:
 
     def _token(self, tid: int) -> None:
         pos = self._pos
+        if type(tid) is not int:
+            try:
+                tid = operator.index(tid)  # numpy and torch integers
+            except TypeError:
+                raise ValueError(f"token id {tid!r} at position {pos} is not an integer; feed a list of ints, or a str of Harmony text") from None
         if tid in CONTROL_IDS:
             self._drain()
             self._control(tid, pos, pos + 1)
-        elif type(tid) is not int or tid < 0 or tid >= N_VOCAB:
+        elif tid < 0 or tid >= N_VOCAB:
             raise ValueError(f"token id {tid!r} at position {pos} is not in the o200k_harmony vocabulary (0..{N_VOCAB - 1}); feed ids from harmony_viz.encoding()")
         elif tid >= len(self._raw):
             self._drain()
@@ -297,7 +262,7 @@ class Scanner:
         for m in _LITERAL_RE.finditer(s):
             if m.start() > c:
                 self._text_of(pieces, s, c, m.start())
-            u0, u1 = _unit_start(pieces, m.start()), _unit_end(pieces, m.end())
+            u0, u1 = unit_start(pieces, m.start()), unit_end(pieces, m.end())
             if self._mode == "tokens":
                 self._diag("control-token-as-text", "warning", f"{m.group()} spelled as plain-text tokens; read as the control token", u0, u1)
             self._control(ID_BY_LITERAL[m.group()], u0, u1)
@@ -309,11 +274,11 @@ class Scanner:
         if hold > c:
             self._text_of(pieces, s, c, hold)
         if hold < len(s):
-            self._held = _slice(pieces, hold, len(s))
+            self._held = slice_pieces(pieces, hold, len(s))
             self._held_text = s[hold:]
 
     def _text_of(self, pieces: list[Piece], s: str, c0: int, c1: int) -> None:
-        self._text(s[c0:c1], _unit_start(pieces, c0), _unit_end(pieces, c1))
+        self._text(s[c0:c1], unit_start(pieces, c0), unit_end(pieces, c1))
 
     # ------------------------------------------------------------- the machine
 
@@ -326,8 +291,10 @@ class Scanner:
             if len(self._preview) < _PREVIEW:
                 self._preview = (self._preview + text)[:_PREVIEW]
         else:
-            if not text.isspace():
-                self._check_after_call(start, end)
+            if not text.isspace() and self._after_call:
+                # Point at the first visible character, so the span does not depend on chunking.
+                i = len(text) - len(text.lstrip())
+                self._check_after_call(*((start + i, start + i + 1) if end - start == len(text) else (start, end)))
             self._outside.append((text, start, end))
 
     def _control(self, tid: int, start: int, end: int) -> None:
@@ -427,7 +394,7 @@ class Scanner:
         self._kind = kind = classify(h.role, h.recipient, h.channel)
         self._emit(MessageStart(index, h.role, h.name, h.recipient, h.channel, h.content_type, kind, start, end))  # type: ignore[arg-type]
         for code, severity, message, c0, c1 in h.diags:
-            u0, u1 = (_unit_start(pieces, c0), _unit_end(pieces, c1)) if pieces else (start, end)
+            u0, u1 = (unit_start(pieces, c0), unit_end(pieces, c1)) if pieces else (start, end)
             self._diag(code, severity, message, u0, max(u0, u1))
         for code, severity, message, _, _ in header_warnings(h, 0) if warn else ():
             self._diag(code, severity, message, start, end)
@@ -457,27 +424,27 @@ class Scanner:
             return
         h = parse_header(text, self._hdr_role, salvage=True)
         at = len(text) if h.content_at is None else h.content_at
-        hdr_end = _unit_start(pieces, at) if at < len(text) else start
+        hdr_end = unit_start(pieces, at) if at < len(text) else start
         if tid is None:
             self._diag("eos-in-header", "error", f"stream ended inside the header {text[:40]!r}; the text after the header fields is read as the body", self._hdr_start, start)
         else:
             self._diag("missing-message", "error", f"{lit} ends the header {text[:40]!r} before <|message|>; the text after the header fields is read as the body", self._hdr_start, start)
         self._open(h, self._hdr_start, hdr_end, pieces, warn=False)
         if at < len(text):
-            for piece in _slice(pieces, at, len(text)):
+            for piece in slice_pieces(pieces, at, len(text)):
                 self._body_text(*piece)
         self._finish_body(tid, start, end)
 
     def _stripped(self, pieces: list[Piece], text: str, split: list[tuple[str, int, int, int]], tid: int | None, start: int, end: int) -> None:
         """``analysis…assistantfinal…``: control tokens were stripped; rebuild the messages."""
-        self._diag("control-tokens-stripped", "error", "control tokens were stripped from this text (analysis…assistantfinal…); messages recovered from the channel names", _unit_start(pieces, 0), _unit_end(pieces, len(text)))
+        self._diag("control-tokens-stripped", "error", "control tokens were stripped from this text (analysis…assistantfinal…); messages recovered from the channel names", unit_start(pieces, 0), unit_end(pieces, len(text)))
         for i, (channel, h0, b0, b1) in enumerate(split):
             h = Header("assistant", None, None, channel, None)
-            self._open(h, _unit_start(pieces, h0), _unit_start(pieces, b0) if b0 < len(text) else start, [])
-            for piece in _slice(pieces, b0, b1):
+            self._open(h, unit_start(pieces, h0), unit_start(pieces, b0) if b0 < len(text) else start, [])
+            for piece in slice_pieces(pieces, b0, b1):
                 self._body_text(*piece)
             if i < len(split) - 1:
-                self._close_body_implied(_unit_start(pieces, b1))
+                self._close_body_implied(unit_start(pieces, b1))
         self._finish_body(tid, start, end)
 
     def _finish_body(self, tid: int | None, start: int, end: int) -> None:

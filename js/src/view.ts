@@ -121,8 +121,8 @@ export class ReplayView {
 
   private layout(): void {
     const breaks = new Set<number>(this.data.messages.map((m) => m.t_start));
-    const width = this.tokensEl.clientWidth || 900;
-    this.lastWidth = width;
+    this.lastWidth = this.tokensEl.clientWidth;  // 0 while not yet in the page
+    const width = this.lastWidth || 900;
     const maxChars = Math.max(20, Math.floor((width - 24) / 8.6));
     this.rows = layoutRows(this.data.nTokens, (t) => this.data.tokenText(t), breaks, maxChars);
     // rows are keyed by index: a new layout invalidates every drawn row
@@ -212,7 +212,13 @@ export class ReplayView {
     if (typeof ResizeObserver !== "undefined") {
       this.resizeObs = new ResizeObserver(() => {
         const w = this.tokensEl.clientWidth;
-        if (w && Math.abs(w - this.lastWidth) > 16) { this.layout(); this.renderTokens(); }
+        if (w && Math.abs(w - this.lastWidth) > 16) {
+          const first = this.lastWidth === 0;
+          this.layout();
+          // the first real size: now scrolling works, bring the current chunk into view
+          if (first) { this.followCurrent(); this.followPanels(); }
+          this.renderTokens();
+        }
       });
       this.resizeObs.observe(this.tokensEl);
     }
@@ -306,13 +312,29 @@ export class ReplayView {
     this.stepEl.textContent = stepLabel(this.step, d.nSteps, fed.full, d.nTokens, flush);
     this.stepEl.dataset.step = String(this.step);
     this.scrub.value = String(this.step);
-    if (this.follow && fed.partial > 0) this.scrollToToken(Math.min(fed.partial, d.nTokens) - 1);
+    this.followCurrent();
     this.renderTokens();
     this.renderState();
     this.renderEvents();
     this.renderDiagnostics();
     this.renderConversation();
     this.renderApi();
+  }
+
+  /** Scroll the event log to its end and the conversation to its newest card. */
+  private followPanels(): void {
+    const lb = this.panels.log.body;
+    lb.scrollTop = lb.scrollHeight;
+    if (!this.follow) return;
+    const body = this.panels.conversation.body;
+    const cards = body.querySelectorAll<HTMLElement>(".hv-card");
+    const lastCard = cards[cards.length - 1];
+    if (lastCard) body.scrollTop = lastCard.offsetTop - 4;  // the body is the cards' offsetParent
+  }
+
+  private followCurrent(): void {
+    const fed = this.data.fedAt(this.step);
+    if (this.follow && fed.partial > 0) this.scrollToToken(Math.min(fed.partial, this.data.nTokens) - 1);
   }
 
   private scrollToToken(t: number): void {
@@ -556,10 +578,7 @@ export class ReplayView {
     // cards come and go when scrubbing backwards: put them back in message order
     if (reorder) for (const [m] of shown) { const c = this.cards.get(m.index); if (c) body.appendChild(c.el); }
     // keep the message being streamed in view, as the token pane does
-    if (changed && this.follow && shown.length) {
-      const lastCard = this.cards.get(shown[shown.length - 1][0].index)?.el;
-      if (lastCard) body.scrollTop = lastCard.offsetTop - body.offsetTop - 4;
-    }
+    if (changed) this.followPanels();
   }
 
   private buildCard(m: MessageMeta, content: { text: string; truncated: boolean }, ended: boolean): HTMLElement {

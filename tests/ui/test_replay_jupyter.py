@@ -33,7 +33,8 @@ def lab_page(browser, jupyter_lab, corpus_dir):
         nbformat.v4.new_code_cell("from harmony_viz import replay\nw = replay(open('xss.txt').read(), chunking='every:2')\nw"),
         nbformat.v4.new_code_cell("print('PY', w.step, w.selected, w.chunking, w.n_steps)"),
         nbformat.v4.new_code_cell("w.step = 5"),
-        nbformat.v4.new_code_cell("shot = replay(open('run.txt').read(), chunking='every:4', step=-70)\nshot"),
+        nbformat.v4.new_code_cell("shot = replay(open('run.txt').read(), chunking='every:4')\n"
+                                  "shot.step = [m for m in shot.trace.messages if m.kind == 'tool_call'][-1].step_started + 6\nshot"),
     ]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, root / "replay.ipynb")
@@ -110,8 +111,10 @@ def test_panels_and_markup_in_jupyterlab(lab_page) -> None:
     assert widget.locator("img, script, svg, iframe").count() == 0
     api = widget.locator("[data-hv=api]").inner_text()
     assert '"object": "chat.completion"' in api
-    events = widget.locator("[data-hv=events]").inner_text()
-    assert "MessageEnd" in events  # the flush step closes nothing here; <|return|> was fed at the last chunk
+    # the last step is the end-of-stream flush: <|return|> already closed the final message
+    assert widget.locator("[data-hv=events]").inner_text() == "no events this step"
+    log = widget.locator("[data-hv=log]").inner_text()
+    assert "ToolCallEnd" in log and "terminator=<|return|>" in log
     assert lab_page.errors == []
 
 
@@ -119,7 +122,10 @@ def test_screenshot_for_the_readme(lab_page, corpus_dir) -> None:
     shot = lab_page.locator(".hv-root").nth(1)
     shot.scroll_into_view_if_needed()
     trace = Trace.build(tokens_of(finding5(corpus_dir, "cyberthreat-17")), "every:4")
-    assert shot.locator("[data-hv=step]").get_attribute("data-step") == str(trace.n_steps - 70)
+    call = [m for m in trace.messages if m.kind == "tool_call"][-1]
+    assert shot.locator("[data-hv=step]").get_attribute("data-step") == str(call.step_started + 6)
+    card = shot.locator(f"[data-hv=conversation] .hv-card[data-message='{call.index}']")
+    assert card.is_visible() and "report_back_to_reception" in card.inner_text()
     shot.locator("[data-hv=token].hv-cur").first.hover()
     lab_page.wait_for_timeout(300)
     SCREENSHOT.parent.mkdir(exist_ok=True)

@@ -1,0 +1,382 @@
+"""Rendered ``namespace … { … }`` TypeScript read back into tool names and parameter schemas.
+
+The renderer turns each tool's JSON Schema into a TypeScript-like type; this module parses
+that text back into names and parameter schemas, so a prompt's own words say which calls
+are legal. The TypeScript is lossy (``integer`` becomes ``number``, ``anyOf`` and ``const``
+become ``any``, integer enums vanish), so a schema read back from text accepts at least
+what the original accepted; a schema from JSON (``--tools``, conversation JSON) is exact.
+
+>>> text = '''namespace functions {
+... // Gets the weather.
+... type get_weather = (_: {
+... city: string,
+... unit?: "c" | "f", // default: c
+... }) => any;
+... } // namespace functions'''
+>>> [t.recipient for t in tools_from_typescript(text)]
+['functions.get_weather']
+>>> tools_from_typescript(text)[0].parameters["required"]
+['city']
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from harmony_viz.lint._tools import DeclaredTool, ToolParseError
+
+__all__ = ["tools_from_typescript"]
+
+_NAMESPACE_RE = re.compile(r"^namespace (\S+) \{\s*$", re.M)
+_PYTHON_RE = re.compile(r"^## python\s*$", re.M)
+_TYPE_RE = re.compile(r"^type (\S+) = \((.*)$")
+_FIELD_RE = re.compile(r"^(?P<name>[^:/|{}\s][^:]*?)(?P<opt>\?)?:(?P<rest>.*)$")
+_PRIMITIVES = {"string": "string", "number": "number", "boolean": "boolean", "null": "null"}
+_NUMBER_RE = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
+
+
+def tools_from_typescript(text: str, *, offset: int = 0) -> list[DeclaredTool]:
+    """Every tool declared in ``text`` (a system or developer message body).
+
+    Reads each ``namespace X { … } // namespace X`` block and a ``## python`` section (the
+    builtin that takes free text). ``offset`` is added to the spans, so they can point
+    into a larger document. Raises ToolParseError naming the line that could not be read.
+    """
+    tools: list[DeclaredTool] = []
+    for m in _NAMESPACE_RE.finditer(text):
+        namespace = m.group(1)
+        close = text.find(f"}} // namespace {namespace}", m.end())
+        if close < 0:
+            close = len(text)
+        tools.extend(_parse_namespace(namespace, text, m.end(), close, offset))
+    for m in _PYTHON_RE.finditer(text):
+        tools.append(DeclaredTool(None, "python", "", None, offset + m.start(), offset + m.end()))
+    return tools
+
+
+class _Lines:
+    """A cursor over (line text stripped, start offset, end offset)."""
+
+    def __init__(self, text: str, start: int, end: int, offset: int) -> None:
+        self.items: list[tuple[str, int, int]] = []
+        pos = start
+        for raw in text[start:end].split("\n"):
+            lead = len(raw) - len(raw.lstrip())
+            self.items.append((raw.strip(), offset + pos + lead, offset + pos + len(raw.rstrip())))
+            pos += len(raw) + 1
+        self.i = 0
+
+    def peek(self) -> str | None:
+        return self.items[self.i][0] if self.i < len(self.items) else None
+
+    def take(self) -> tuple[str, int, int]:
+        if self.i >= len(self.items):
+            raise ToolParseError("tool declaration ends early: a '}' or ',' is missing")
+        item = self.items[self.i]
+        self.i += 1
+        return item
+
+    def where(self) -> str:
+        line = self.items[min(self.i, len(self.items) - 1)][0] if self.items else ""
+        return f"line {line!r}"
+
+
+def _parse_namespace(namespace: str, text: str, start: int, end: int, offset: int) -> list[DeclaredTool]:
+    lines = _Lines(text, start, end, offset)
+    tools: list[DeclaredTool] = []
+    comments: list[str] = []
+    decl_start = -1
+    while lines.peek() is not None:
+        line, s, _e = lines.take()
+        if not line:
+            comments, decl_start = [], -1
+            continue
+        if line.startswith("//"):
+            comments.append(_comment(line))
+            decl_start = s if decl_start < 0 else decl_start
+            continue
+        m = _TYPE_RE.match(line)
+        if m is None:
+            if comments:  # a description's later lines lose their '//' (renderer quirk)
+                comments.append(line)
+                continue
+            raise ToolParseError(f"namespace {namespace}: expected 'type NAME = (…) => any;', got {line!r}")
+        name, rest = m.group(1), m.group(2).strip()
+        if rest.startswith(") => any;"):
+            params = None
+        elif rest.startswith("_:"):
+            params = _parse_type_after(rest[2:].strip(), lines)
+        else:
+            raise ToolParseError(f"namespace {namespace}: cannot read the parameters of {name!r}: {line!r}")
+        tools.append(DeclaredTool(namespace, name, "\n".join(comments), params, decl_start if decl_start >= 0 else s, lines.items[lines.i - 1][2]))
+        comments, decl_start = [], -1
+    return tools
+
+
+def _comment(line: str) -> str:
+    body = line[2:]
+    return body[1:] if body.startswith(" ") else body
+
+
+def _parse_type_after(rest: str, lines: _Lines) -> dict[str, Any]:
+    """A type that starts with ``rest`` on the current line and may continue below."""
+    if rest.startswith("//") or rest == "":
+        nxt = lines.peek()
+        if nxt is not None and nxt.startswith("|"):
+            return _parse_multiline_union(lines)
+        if rest == "":
+            line, _s, _e = lines.take()
+            return _parse_type_after(line, lines)
+        # ``o:     // obj desc`` then the object on a later line: the renderer repeats an
+        # object's description after the colon, and later description lines lose '//'.
+        note = [rest[2:].strip()]
+        while nxt is not None and not nxt.startswith("{"):
+            note.append(lines.take()[0])
+            nxt = lines.peek()
+        lines.take()
+        schema = dict(_parse_object_body(lines), description="\n".join(note))
+        close, _s, _e = lines.take()
+        return _apply_array_suffix(schema, close[1:])
+    if rest.startswith("{"):
+        schema = _parse_object_body(lines)
+        close, _s, _e = lines.take()
+        return _apply_array_suffix(schema, close[1:])
+    inline, tail = _split_inline(rest)
+    return _apply_array_suffix(_parse_inline(inline), tail)
+
+
+def _apply_array_suffix(schema: dict[str, Any], tail: str) -> dict[str, Any]:
+    while tail.startswith("[]"):
+        schema = {"type": "array", "items": schema}
+        tail = tail[2:]
+    return schema
+
+
+def _split_inline(rest: str) -> tuple[str, str]:
+    """Split ``"a" | "b"[], // default: a`` into the type and what follows it."""
+    i, n = 0, len(rest)
+    while i < n:
+        ch = rest[i]
+        if ch == '"':
+            # The renderer does not escape quotes inside literals: a literal ends at a
+            # quote followed by a separator.
+            j = i + 1
+            while j < n:
+                if rest[j] == '"' and re.match(r"\s*(\||,|\[\]|$|\))", rest[j + 1 :]):
+                    break
+                j += 1
+            i = j + 1
+            continue
+        if ch == "," or ch == ")" or rest.startswith("//", i):
+            break
+        i += 1
+    type_text = rest[:i].rstrip()
+    m = re.search(r"(\[\])+$", type_text)
+    if m and "|" in type_text:
+        # ``"p" | "q"[]`` is how an array of an enum is written: the brackets apply to
+        # the whole union.
+        return type_text[: m.start()], type_text[m.start() :] + rest[i:]
+    return type_text, rest[i:]
+
+
+def _split_union(text: str) -> list[str]:
+    parts, depth, cur, in_str = [], 0, [], False
+    for k, ch in enumerate(text):
+        if ch == '"' and (not in_str or re.match(r"\s*(\||\[\]|$)", text[k + 1 :])):
+            in_str = not in_str
+        elif not in_str and ch in "<{":
+            depth += 1
+        elif not in_str and ch in ">}":
+            depth -= 1
+        elif not in_str and ch == "|" and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur).strip())
+    return [p for p in parts if p]
+
+
+def _parse_inline(text: str) -> dict[str, Any]:
+    variants = _split_union(text)
+    if not variants:
+        raise ToolParseError(f"empty type in {text!r}")
+    atoms = [_parse_atom(v) for v in variants]
+    if len(atoms) == 1:
+        return _alone(atoms[0])
+    if all("const" in a for a in atoms):
+        values = [a["const"] for a in atoms]
+        kinds = {type(v) for v in values}
+        schema: dict[str, Any] = {"enum": values}
+        if kinds == {str}:
+            schema = {"type": "string", "enum": values}
+        return schema
+    if all(set(a) == {"type"} and isinstance(a["type"], str) for a in atoms):
+        return {"type": [a["type"] for a in atoms]}
+    return {"oneOf": atoms}
+
+
+def _alone(atom: dict[str, Any]) -> dict[str, Any]:
+    """An atom that is a whole type: a single literal is a one-value enum."""
+    if isinstance(atom.get("const"), str):
+        return {"type": "string", "enum": [atom["const"]]}
+    if atom == {"type": "null"}:
+        return {"type": ["null"]}  # the renderer writes {"type": "null"} as any
+    return atom
+
+
+def _parse_atom(text: str) -> dict[str, Any]:
+    text = text.strip()
+    suffix = ""
+    while text.endswith("[]"):
+        text, suffix = text[:-2].rstrip(), suffix + "[]"
+    if text.startswith('"') and text.endswith('"') and len(text) >= 2:
+        schema: dict[str, Any] = {"const": text[1:-1]}
+    elif text in _PRIMITIVES:
+        schema = {"type": _PRIMITIVES[text]}
+    elif text == "any":
+        schema = {}
+    elif text in ("true", "false"):
+        schema = {"const": text == "true"}
+    elif _NUMBER_RE.fullmatch(text):
+        schema = {"const": json.loads(text)}
+    elif text.startswith("Array<") and text.endswith(">"):
+        inner = text[6:-1].strip()
+        schema = {"type": "array"} if inner == "any" else {"type": "array", "items": _parse_inline(inner)}
+    elif text == "{}":
+        schema = {"type": "object"}
+    else:
+        raise ToolParseError(f"unknown type {text!r}; expected string, number, boolean, null, any, a literal, Array<…> or {{…}}")
+    return _apply_array_suffix(_alone(schema), suffix) if suffix else schema
+
+
+def _parse_multiline_union(lines: _Lines) -> dict[str, Any]:
+    variants: list[dict[str, Any]] = []
+    suffix = ""
+    while True:
+        nxt = lines.peek()
+        if nxt is None:
+            raise ToolParseError("a multi-line union has no closing ','")
+        if not nxt.startswith("|"):
+            close, _s, _e = lines.take()  # the lone ',' (or '[],') that ends the union
+            suffix = close.rstrip(",")
+            break
+        line, _s, _e = lines.take()
+        body = line[1:].strip()
+        if body.startswith("{"):
+            variant = _parse_object_body(lines)
+            close, _s, _e = lines.take()
+            variants.append(_with_comment(_apply_array_suffix(variant, close[1:].strip()), close))
+            continue
+        last = body.endswith(",")
+        if last:
+            # An array of a union closes on its last variant: ``| number // note[],``.
+            body = body[:-1].rstrip()
+            m = re.search(r"(\[\])+$", body)
+            if m:
+                suffix, body = m.group(0), body[: m.start()].rstrip()
+        inline, tail = _split_inline(body)
+        variants.append(_with_comment(_apply_array_suffix(_parse_inline(inline), tail.strip()), tail))
+        if last:
+            break
+    return _apply_array_suffix({"oneOf": variants}, suffix)
+
+
+def _with_comment(schema: dict[str, Any], tail: str) -> dict[str, Any]:
+    idx = tail.find("//")
+    if idx >= 0:
+        note = tail[idx + 2 :].strip()
+        if note.startswith("default: "):
+            schema = dict(schema, default=_loads_or_text(note[len("default: ") :]))
+        else:
+            schema = dict(schema, description=note)
+    return schema
+
+
+def _parse_object_body(lines: _Lines) -> dict[str, Any]:
+    """Fields up to (not including) the closing ``}`` line."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    comments: list[str] = []
+    while True:
+        nxt = lines.peek()
+        if nxt is None:
+            raise ToolParseError("an object type has no closing '}'")
+        if nxt.startswith("}"):
+            break
+        line, _s, _e = lines.take()
+        if line.startswith("//"):
+            comments.append(_comment(line))
+            continue
+        m = _FIELD_RE.match(line)
+        if m is None or (comments and not _starts_type(m.group("rest"))):
+            if comments:  # continuation of a multi-line description (renderer quirk)
+                comments.append(line)
+                continue
+            raise ToolParseError(f"expected a field 'name: type,' in an object, got {line!r}")
+        name = m.group("name").strip()
+        field_line = lines.i - 1
+        schema = _parse_type_after(m.group("rest").strip(), lines)
+        last = lines.items[lines.i - 1][0]
+        # A default or note trails the field's own line or the '}' that closes its type.
+        trailing = _trailing_comment(lines) if lines.i - 1 == field_line or last.startswith("}") else None
+        schema = _attach_comments(schema, comments, trailing)
+        properties[name] = schema
+        if not m.group("opt"):
+            required.append(name)
+        comments = []
+    out: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        out["required"] = required
+    return out
+
+
+def _starts_type(rest: str) -> bool:
+    rest = rest.strip()
+    if rest == "" or rest.startswith(("//", "{", '"', "Array<")):
+        return True
+    word = re.match(r"[A-Za-z_]+|-?\d", rest)
+    return bool(word) and (word.group(0) in _PRIMITIVES or word.group(0) in ("any", "true", "false") or word.group(0)[-1].isdigit())
+
+
+def _trailing_comment(lines: _Lines) -> str | None:
+    # The field's line (or the closing '}' / ',' line of a multi-line type) was the last
+    # one taken; its trailing ``// …`` is the default or a note.
+    line = lines.items[lines.i - 1][0]
+    in_str = False
+    for k, ch in enumerate(line):
+        if ch == '"':
+            in_str = not in_str
+        elif not in_str and line.startswith("//", k):
+            return line[k + 2 :].strip()
+    return None
+
+
+def _attach_comments(schema: dict[str, Any], comments: list[str], trailing: str | None) -> dict[str, Any]:
+    schema = dict(schema)
+    if comments:
+        lines = list(comments)
+        if "Examples:" in lines:
+            k = lines.index("Examples:")
+            # Only string examples are listed; a bare "Examples:" means the others were
+            # dropped by the renderer, so a placeholder keeps the heading on re-render.
+            examples = [_loads_or_text(x[2:]) for x in lines[k + 1 :] if x.startswith("- ")]
+            schema["examples"] = examples or [None]
+            lines = lines[:k]
+        if len(lines) >= 2 and lines[1] == "":
+            schema["title"] = lines[0]
+            lines = lines[2:]
+        if lines:
+            schema["description"] = "\n".join(lines)
+    if trailing and trailing.startswith("default: "):
+        schema["default"] = _loads_or_text(trailing[len("default: ") :])
+    return schema
+
+
+def _loads_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
