@@ -461,3 +461,46 @@ def test_numpy_ids_are_accepted():
     assert (m.channel, m.text, m.end) == ("final", "Hi", 7)
     with pytest.raises(ValueError, match="token id 'x' at position 1 is not an integer"):
         Scanner().feed([200006, "x"])
+
+
+# One stream per diagnostic code (text unless a list of ids), with the role it is scanned under.
+CODE_EXAMPLES = {
+    "bad-channel": ("<|start|>assistant<|channel|>??<|message|>x<|end|>", None),
+    "bad-role": ("<|start|>final<|message|>x<|end|>", None),
+    "call-cut-off": ('<|channel|>commentary to=functions.f json<|message|>{"a":1}', "assistant"),
+    "call-ended-by-end": ("<|start|>assistant<|channel|>commentary to=functions.f<|message|>{}<|end|>", None),
+    "call-ended-by-return": ("<|start|>assistant<|channel|>commentary to=functions.f<|message|>{}<|return|>", None),
+    "call-incomplete": ('<|channel|>commentary to=functions.f json<|message|>{"a":', "assistant"),
+    "call-on-analysis": ("<|start|>assistant<|channel|>analysis to=functions.f<|message|>{}<|call|>", None),
+    "call-without-recipient": ("<|start|>assistant<|channel|>commentary<|message|>x<|call|>", None),
+    "continues-after-call": ("<|channel|>commentary to=functions.f<|message|>{}<|call|>more", "assistant"),
+    "control-in-body": ("<|start|>user<|message|>a<|constrain|>b<|end|>", None),
+    "control-token-as-text": ([200006, 173781, 27, 91, 21453, 91, 29, 17196, 200008, 12194, 200007], None),
+    "control-tokens-stripped": ("analysisHm.assistantfinalOk.", None),
+    "duplicate-channel": ("<|start|>assistant<|channel|>final<|channel|>final<|message|>x<|end|>", None),
+    "empty-header": ("<|start|>assistant<|channel|>final<|message|>x<|return|>", "assistant"),
+    "eos-in-header": ("<|start|>assistant<|channel|>final", None),
+    "eos-in-message": ("<|start|>assistant<|channel|>final<|message|>x", None),
+    "header-junk": ("<|start|>assistant<|channel|>final junk<|message|>x<|end|>", None),
+    "missing-channel": ("<|start|>assistant<|message|>x<|end|>", None),
+    "missing-end": ("<|start|>user<|message|>a<|start|>user<|message|>b<|end|>", None),
+    "missing-message": ("<|start|>assistant<|channel|>final x<|end|>", None),
+    "missing-start": ("<|start|>user<|message|>a<|end|>assistant<|channel|>final<|message|>b<|end|>", None),
+    "recipient-is-assistant": ("<|start|>assistant<|channel|>commentary to=assistant<|message|>x<|end|>", None),
+    "recipient-without-namespace": ("<|start|>assistant<|channel|>commentary to=report<|message|>{}<|call|>", None),
+    "reserved-token": ([200006, 1428, 200008, 200000, 200007], None),
+    "text-outside-message": ("<|start|>user<|message|>a<|end|>stray", None),
+    "unexpected-stop": ("<|end|>", None),
+    "whitespace-outside-message": ("<|start|>user<|message|>a<|end|>\n\n", None),
+}
+
+
+def test_every_diagnostic_code_is_documented_and_reachable(enc):
+    from harmony_viz.scanner import DIAGNOSTIC_CODES
+
+    assert set(CODE_EXAMPLES) == set(DIAGNOSTIC_CODES)
+    for code, (source, role) in CODE_EXAMPLES.items():
+        found = {d.code: d.severity for d in scan(source, role=role).diagnostics}
+        assert code in found, (code, found)
+        assert found[code] == DIAGNOSTIC_CODES[code][0]
+        assert 0 <= min(d.start for d in scan(source, role=role).diagnostics)

@@ -127,7 +127,8 @@ def _history(views: Sequence[MessageView]) -> list[Diagnostic]:
     groups = turns(views)
     for g, group in enumerate(groups[1:], start=1):
         finals = [v for v in group if v.role == "assistant" and v.channel == "final"]
-        later = g < len(groups) - 1 or (finals and group[-1] is not finals[-1])
+        # Later messages follow this turn's final: a next turn, or more after the final.
+        later = g < len(groups) - 1 or bool(finals and group[-1] is not finals[-1])
         if finals and later:
             last_final = finals[-1].index
             for v in group:

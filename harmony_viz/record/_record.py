@@ -76,6 +76,15 @@ def record(
     the run is appended to that JSONL file as soon as it ends. ``on_token(run_id,
     token_id, t)`` is called for every token as it arrives; ``live`` is a widget that
     follows the recording (see ``follow``).
+
+    ``metadata["stop_reason"]`` says how the run ended: ``return`` (the model finished),
+    ``token_limit`` (``max_new_tokens`` model tokens, all turns together), ``turn_limit``
+    (``max_turns`` generate calls; a call made on the last turn is left unanswered),
+    ``eos`` (``<|endoftext|>``) or ``malformed_call`` (``<|call|>`` on a message with no
+    recipient; ``metadata["problem"]`` says where).
+
+    WARNING: ``logprobs`` holds 0.0 for the harness's tokens (the tool messages), which
+    the model did not choose; ``metadata["harness_spans"]`` lists them.
     """
     loaded = model if isinstance(model, LoadedModel) else load_model(model, device=device, dtype=dtype)
     registry = resolve_tools(tools)

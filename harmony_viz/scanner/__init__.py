@@ -1,5 +1,6 @@
 """The streaming Harmony scanner: feed text or token ids chunk by chunk, get events."""
 
+from harmony_viz.scanner._codes import DIAGNOSTIC_CODES
 from harmony_viz.scanner._events import (
     CONTENT_KINDS,
     ContentDelta,
@@ -20,6 +21,7 @@ from harmony_viz.scanner._scanner import Scanner
 
 __all__ = [
     "CONTENT_KINDS",
+    "DIAGNOSTIC_CODES",
     "ContentDelta",
     "ContentKind",
     "Diagnostic",

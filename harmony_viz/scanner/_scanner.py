@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harmony_viz.scanner._arguments import is_complete_json, is_json_type, parse_arguments
+from harmony_viz.scanner._codes import DIAGNOSTIC_CODES
 from harmony_viz.scanner._events import (
     ContentDelta,
     Diagnostic,
@@ -164,7 +165,7 @@ class Scanner:
             if "".join(p[0] for p in self._hdr).strip():
                 self._salvage(None, pos, pos)
             elif self._hdr_role is None:
-                self._diag("eos-in-header", "error", "stream ended right after <|start|>, before any header", self._hdr_start, pos)
+                self._diag("eos-in-header", "stream ended right after <|start|>, before any header", self._hdr_start, pos)
             self._state = OUTSIDE
         else:
             self._resolve_outside(None, pos)
@@ -214,7 +215,7 @@ class Scanner:
         elif tid >= len(self._raw):
             self._drain()
             literal = special_by_id(tid).literal  # type: ignore[union-attr]
-            self._diag("reserved-token", "warning", f"reserved special token {literal} ({tid}) read as text", pos, pos + 1)
+            self._diag("reserved-token", f"reserved special token {literal} ({tid}) read as text", pos, pos + 1)
             self._text(literal, pos, pos + 1)
         else:
             raw = self._raw[tid]
@@ -264,7 +265,7 @@ class Scanner:
                 self._text_of(pieces, s, c, m.start())
             u0, u1 = unit_start(pieces, m.start()), unit_end(pieces, m.end())
             if self._mode == "tokens":
-                self._diag("control-token-as-text", "warning", f"{m.group()} spelled as plain-text tokens; read as the control token", u0, u1)
+                self._diag("control-token-as-text", f"{m.group()} spelled as plain-text tokens; read as the control token", u0, u1)
             self._control(ID_BY_LITERAL[m.group()], u0, u1)
             c = m.end()
         hold = len(s)
@@ -304,15 +305,15 @@ class Scanner:
                 self._end_message(tid, start, end)
             elif tid == START or tid == CHANNEL:
                 where = "<|start|>" if tid == START else "<|channel|> in the body"
-                self._diag("missing-end", "error", f"{where} while message {self._msg} is open: <|end|> missing; the message ends here", start, end)
+                self._diag("missing-end", f"{where} while message {self._msg} is open: <|end|> missing; the message ends here", start, end)
                 role = None if tid == START else self._m.role  # type: ignore[union-attr]
                 self._close_body_implied(start)
                 self._begin_header(start, role)
                 if tid == CHANNEL:
-                    self._diag("missing-start", "error", "a new header begins without <|start|>; the role of the previous message is kept", start, end)
+                    self._diag("missing-start", "a new header begins without <|start|>; the role of the previous message is kept", start, end)
                     self._header_piece(LITERAL_BY_ID[tid], start, end)
             else:
-                self._diag("control-in-body", "error", f"{LITERAL_BY_ID[tid]} inside a message body; kept as text", start, end)
+                self._diag("control-in-body", f"{LITERAL_BY_ID[tid]} inside a message body; kept as text", start, end)
                 self._body_text(LITERAL_BY_ID[tid], start, end)
         elif state is HEADER:
             if tid == MESSAGE:
@@ -321,7 +322,7 @@ class Scanner:
                 self._header_piece(LITERAL_BY_ID[tid], start, end)
             elif tid == START and self._hdr_role is not None and not "".join(p[0] for p in self._hdr).strip():
                 # role="assistant" was given but the completion opens its own message.
-                self._diag("empty-header", "info", "the stream opens with <|start|>, so the prompt role given was not needed", start, end)
+                self._diag("empty-header", "the stream opens with <|start|>, so the prompt role given was not needed", start, end)
                 self._begin_header(start, None)
             else:
                 self._salvage(tid, start, end)
@@ -335,25 +336,25 @@ class Scanner:
             elif tid in _STOPS:
                 if self._outside and not "".join(p[0] for p in self._outside).isspace():
                     pieces, self._outside = self._outside, []
-                    self._diag("missing-start", "error", f"text then {LITERAL_BY_ID[tid]} with no <|start|> or header; read as a {self._default_role()} message", pieces[0][1], start)
+                    self._diag("missing-start", f"text then {LITERAL_BY_ID[tid]} with no <|start|> or header; read as a {self._default_role()} message", pieces[0][1], start)
                     self._open(Header(self._default_role(), None, None, None, None), pieces[0][1], pieces[0][1], [], warn=False)
                     for piece in pieces:
                         self._body_text(*piece)
                     self._end_message(tid, start, end)
                 else:
                     self._resolve_outside(START, start)
-                    self._diag("unexpected-stop", "error", f"{LITERAL_BY_ID[tid]} where a message start was expected; ignored", start, end)
+                    self._diag("unexpected-stop", f"{LITERAL_BY_ID[tid]} where a message start was expected; ignored", start, end)
             else:
                 # A header with no <|start|> (a dropped token, or `assistant` written as a plain word).
                 pieces, self._outside = self._outside, []
                 if pieces and not "".join(p[0] for p in pieces).isspace():
-                    self._diag("missing-start", "error", "header without <|start|>; read from the text before it", pieces[0][1], end)
+                    self._diag("missing-start", "header without <|start|>; read from the text before it", pieces[0][1], end)
                     self._begin_header(pieces[0][1], None)
                     for piece in pieces:
                         self._header_piece(*piece)
                 else:
                     role = self._default_role()
-                    self._diag("missing-start", "error", f"{LITERAL_BY_ID[tid]} where <|start|> was expected; read as a new {role} message", start, end)
+                    self._diag("missing-start", f"{LITERAL_BY_ID[tid]} where <|start|> was expected; read as a new {role} message", start, end)
                     self._begin_header(start, role)
                 self._control(tid, start, end)
 
@@ -363,7 +364,7 @@ class Scanner:
     def _check_after_call(self, start: int, end: int) -> None:
         if self._after_call and self._role is not None and not self._fabricated:
             self._fabricated = True
-            self._diag("continues-after-call", "error", "the completion goes on after <|call|>: a fabricated tool result (the caller, not the model, writes it)", start, end)
+            self._diag("continues-after-call", "the completion goes on after <|call|>: a fabricated tool result (the caller, not the model, writes it)", start, end)
 
     def _begin_header(self, start: int, role: str | None) -> None:
         self._state = HEADER
@@ -393,11 +394,11 @@ class Scanner:
         self._m = h
         self._kind = kind = classify(h.role, h.recipient, h.channel)
         self._emit(MessageStart(index, h.role, h.name, h.recipient, h.channel, h.content_type, kind, start, end))  # type: ignore[arg-type]
-        for code, severity, message, c0, c1 in h.diags:
+        for code, _, message, c0, c1 in h.diags:
             u0, u1 = (unit_start(pieces, c0), unit_end(pieces, c1)) if pieces else (start, end)
-            self._diag(code, severity, message, u0, max(u0, u1))
-        for code, severity, message, _, _ in header_warnings(h, 0) if warn else ():
-            self._diag(code, severity, message, start, end)
+            self._diag(code, message, u0, max(u0, u1))
+        for code, _, message, _, _ in header_warnings(h, 0) if warn else ():
+            self._diag(code, message, start, end)
         if kind == "tool_call":
             recipient = h.recipient or ""
             namespace, dot, rest = recipient.partition(".")
@@ -426,9 +427,9 @@ class Scanner:
         at = len(text) if h.content_at is None else h.content_at
         hdr_end = unit_start(pieces, at) if at < len(text) else start
         if tid is None:
-            self._diag("eos-in-header", "error", f"stream ended inside the header {text[:40]!r}; the text after the header fields is read as the body", self._hdr_start, start)
+            self._diag("eos-in-header", f"stream ended inside the header {text[:40]!r}; the text after the header fields is read as the body", self._hdr_start, start)
         else:
-            self._diag("missing-message", "error", f"{lit} ends the header {text[:40]!r} before <|message|>; the text after the header fields is read as the body", self._hdr_start, start)
+            self._diag("missing-message", f"{lit} ends the header {text[:40]!r} before <|message|>; the text after the header fields is read as the body", self._hdr_start, start)
         self._open(h, self._hdr_start, hdr_end, pieces, warn=False)
         if at < len(text):
             for piece in slice_pieces(pieces, at, len(text)):
@@ -437,7 +438,7 @@ class Scanner:
 
     def _stripped(self, pieces: list[Piece], text: str, split: list[tuple[str, int, int, int]], tid: int | None, start: int, end: int) -> None:
         """``analysis…assistantfinal…``: control tokens were stripped; rebuild the messages."""
-        self._diag("control-tokens-stripped", "error", "control tokens were stripped from this text (analysis…assistantfinal…); messages recovered from the channel names", unit_start(pieces, 0), unit_end(pieces, len(text)))
+        self._diag("control-tokens-stripped", "control tokens were stripped from this text (analysis…assistantfinal…); messages recovered from the channel names", unit_start(pieces, 0), unit_end(pieces, len(text)))
         for i, (channel, h0, b0, b1) in enumerate(split):
             h = Header("assistant", None, None, channel, None)
             self._open(h, unit_start(pieces, h0), unit_start(pieces, b0) if b0 < len(text) else start, [])
@@ -462,14 +463,14 @@ class Scanner:
             return
         text = "".join(p[0] for p in pieces)
         if text.isspace():
-            self._diag("whitespace-outside-message", "info", f"{text!r} between messages (a display separator?); ignored", pieces[0][1], pieces[-1][2])
+            self._diag("whitespace-outside-message", f"{text!r} between messages (a display separator?); ignored", pieces[0][1], pieces[-1][2])
             return
         split = split_stripped(text)
         if split is not None:
             self._stripped(pieces, text, split, tid, at, at)
             return
         role = self._default_role()
-        self._diag("text-outside-message", "error", f"text outside any message ({text.strip()[:40]!r}); read as a {role} message without header", pieces[0][1], pieces[-1][2])
+        self._diag("text-outside-message", f"text outside any message ({text.strip()[:40]!r}); read as a {role} message without header", pieces[0][1], pieces[-1][2])
         self._open(Header(role, None, None, None, None), pieces[0][1], pieces[0][1], [], warn=False)
         for piece in pieces:
             self._body_text(*piece)
@@ -479,12 +480,12 @@ class Scanner:
         literal = LITERAL_BY_ID[tid]
         if self._call is not None:
             if tid == END:
-                self._diag("call-ended-by-end", "warning", f"tool call to {self._m.recipient} ended by <|end|> instead of <|call|>", start, end)  # type: ignore[union-attr]
+                self._diag("call-ended-by-end", f"tool call to {self._m.recipient} ended by <|end|> instead of <|call|>", start, end)  # type: ignore[union-attr]
             elif tid == RETURN:
-                self._diag("call-ended-by-return", "error", f"tool call to {self._m.recipient} ended by <|return|> instead of <|call|>", start, end)  # type: ignore[union-attr]
+                self._diag("call-ended-by-return", f"tool call to {self._m.recipient} ended by <|return|> instead of <|call|>", start, end)  # type: ignore[union-attr]
             self._finish_call(start, end)
         elif tid == CALL:
-            self._diag("call-without-recipient", "warning", "<|call|> ends a message that has no recipient (no to=…); nothing to call", start, end)
+            self._diag("call-without-recipient", "<|call|> ends a message that has no recipient (no to=…); nothing to call", start, end)
         self._close(literal, start, end)
         if tid == CALL:
             self._after_call = True
@@ -493,12 +494,12 @@ class Scanner:
         if self._call is not None:
             raw = "".join(self._args or ())
             if not is_json_type(self._m.content_type) or is_complete_json(raw):  # type: ignore[union-attr]
-                self._diag("call-cut-off", "warning", f"tool call to {self._m.recipient} cut off at end of stream with complete arguments (servers often strip <|call|>)", at, at)  # type: ignore[union-attr]
+                self._diag("call-cut-off", f"tool call to {self._m.recipient} cut off at end of stream with complete arguments (servers often strip <|call|>)", at, at)  # type: ignore[union-attr]
             else:
-                self._diag("call-incomplete", "error", f"stream ended inside the tool call to {self._m.recipient}; its arguments are not complete JSON", at, at)  # type: ignore[union-attr]
+                self._diag("call-incomplete", f"stream ended inside the tool call to {self._m.recipient}; its arguments are not complete JSON", at, at)  # type: ignore[union-attr]
             self._finish_call(at, at)
         else:
-            self._diag("eos-in-message", "info", f"message {self._msg} has no stop token (the stream ends inside it)", at, at)
+            self._diag("eos-in-message", f"message {self._msg} has no stop token (the stream ends inside it)", at, at)
         self._close("eos", at, at)
 
     def _close_body_implied(self, at: int) -> None:
@@ -548,6 +549,6 @@ class Scanner:
             self._flush_run()
         self._out.append(event)
 
-    def _diag(self, code: str, severity: str, message: str, start: int, end: int) -> None:
+    def _diag(self, code: str, message: str, start: int, end: int) -> None:
         self._ndiag += 1
-        self._emit(Diagnostic(code, severity, message, start, end))  # type: ignore[arg-type]
+        self._emit(Diagnostic(code, DIAGNOSTIC_CODES[code][0], message, start, end))  # type: ignore[arg-type]
