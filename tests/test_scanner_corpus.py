@@ -239,3 +239,25 @@ def test_agrees_on_conversations_rendered_by_openai_harmony(name, reference_enco
     kinds = [m.kind for m in scan(tokens).messages]
     if name == "tool_calls":
         assert kinds == ["other", "other", "other", "preamble", "tool_call", "tool_result", "tool_call", "tool_result", "final"]
+
+
+def test_agrees_on_a_conversation_rendered_by_our_renderer(reference_encoding):
+    R = pytest.importorskip("harmony_viz.render")
+    given = [
+        R.Message.from_role_and_content(R.Role.SYSTEM, R.SystemContent.new()),
+        R.Message.from_role_and_content(R.Role.USER, "Weather in 東京?"),
+        R.Message.from_role_and_content(R.Role.ASSISTANT, "Checking.").with_channel("commentary"),
+        R.Message.from_role_and_content(R.Role.ASSISTANT, '{"city": "東京"}').with_channel("commentary").with_recipient("functions.get_weather").with_content_type("<|constrain|>json"),
+        R.Message.from_author_and_content(R.Author.new(R.Role.TOOL, "functions.get_weather"), '"59F"').with_channel("commentary").with_recipient("assistant"),
+        R.Message.from_role_and_content(R.Role.ASSISTANT, "59F.").with_channel("final"),
+    ]
+    tokens = list(R.render_conversation(R.Conversation.from_messages(given)))
+    result = scan(tokens)
+    assert [m.to_json() for m in result.messages] == reference_messages(reference_encoding, tokens)
+    assert result.diagnostics == []
+    assert [(m.channel, m.recipient, m.text) for m in result.messages[2:]] == [
+        ("commentary", None, "Checking."),
+        ("commentary", "functions.get_weather", '{"city": "東京"}'),
+        ("commentary", "assistant", '"59F"'),
+        ("final", None, "59F."),
+    ]

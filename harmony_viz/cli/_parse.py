@@ -32,7 +32,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
     p.add_argument("--role", choices=("assistant",), default=None, help="the stream is a completion that follows a prompt ending in <|start|>assistant")
     p.add_argument("--output", choices=OUTPUTS, default="messages", help="messages (one JSON object, default), events (one JSON object a line), or an API projection")
-    p.add_argument("--chunk-seed", type=int, default=None, metavar="N", help="feed the input in random-size chunks drawn from seed N (the result must not change)")
+    p.add_argument("--chunk-seed", type=int, default=None, metavar="N", help="feed the input in random-size chunks drawn from seed N (messages and diagnostics must not change)")
     p.add_argument("--legacy-vllm", action="store_true", help="projections only: reproduce vLLM's older shape (preambles hidden as reasoning)")
     p.add_argument("--strict", action="store_true", help="exit 1 when any error diagnostic is found")
     p.set_defaults(func=run)

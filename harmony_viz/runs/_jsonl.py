@@ -58,7 +58,9 @@ def run_from_own(obj: dict[str, Any], path: Path, run_id: str) -> Run:
 
 def iter_jsonl(text: str, path: Path) -> Iterator[tuple[int, Any]]:
     """(line number, parsed object or a ``Run`` for a line that is not JSON); blank lines skipped."""
-    for number, line in enumerate(text.splitlines(), 1):
+    # Split on "\n" only: str.splitlines() also breaks at U+0085 and U+2028, which JSON
+    # written with ensure_ascii=False keeps raw inside strings.
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:

@@ -276,6 +276,14 @@ export class TraceData {
     return kind === "str" ? (v < 0 ? null : this.meta.strings[v]) : v;
   }
 
+  /** How many deltas of message mi (its position in `messages`) arrived up to step s. */
+  deltasUntil(mi: number, s: number): number {
+    const list = this.messageDeltas[mi];
+    let lo = 0, hi = list.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (this.deltaStep[list[mid]] <= s) lo = mid + 1; else hi = mid; }
+    return lo;
+  }
+
   /** Body text of message m (its index in `messages`) as streamed up to step s: the last `maxChars`, and whether more came before. */
   contentAt(mi: number, s: number, maxChars: number): { text: string; truncated: boolean; deltas: number } {
     const list = this.messageDeltas[mi];

@@ -4,6 +4,14 @@ import { TraceData } from "./trace";
 import { chipLabel, escapeText, hexBytes, layoutRows, legend, rowOf, stepLabel, visibleRows } from "./layout";
 import type { ApiView, MessageMeta, ShownEvent, TraceMeta } from "./types";
 
+/** How many diagnostics were reported up to step s. */
+function lastAtMostStep(d: TraceData, s: number): number {
+  const ev = d.diagnosticEvents;
+  let lo = 0, hi = ev.length;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (d.eventStep[ev[mid]] <= s) lo = mid + 1; else hi = mid; }
+  return lo;
+}
+
 export interface ModelLike {
   get(name: string): any;
   set(name: string, value: unknown): void;
@@ -110,10 +118,18 @@ export class ReplayView {
     return Math.max(0, Math.min(this.data.nSteps - 1, Math.trunc(s)));
   }
 
+  private resetCaches(): void {
+    this.logUpTo = -1; this.logCount = 0; this.diagShown = -1; this.apiShown = null;
+    this.stateCells.clear(); this.highlight = null;
+    for (const c of this.cards.values()) c.el.remove();
+    this.cards.clear();
+  }
+
   private load(): void {
     const meta = this.model.get("_meta") as TraceMeta;
     const cols = this.model.get("_columns") as DataView;
     this.data = new TraceData(meta, cols);
+    if (this.stateCells) this.resetCaches();
     this.scrub.max = String(this.data.nSteps - 1);
     this.layout();
     this.syncChunkControls();
@@ -458,20 +474,31 @@ export class ReplayView {
     }
   }
 
+  private stateCells = new Map<string, HTMLElement>();
+
   private renderState(): void {
     const d = this.data, s = this.step, body = this.panels.state.body;
-    body.textContent = "";
-    const table = h("table", { class: "hv-kv" });
     const fields = ["state", "position", "message", "role", "name", "recipient", "channel", "content_type", "pending_header", "held_back", "messages", "diagnostics"];
+    if (this.stateCells.size === 0 || !body.firstChild) {
+      body.textContent = "";
+      this.stateCells.clear();
+      const table = h("table", { class: "hv-kv" });
+      for (const f of fields) {
+        const tr = h("tr");
+        tr.dataset.field = f;
+        const td = h("td");
+        tr.append(h("th", {}, f), td);
+        table.appendChild(tr);
+        this.stateCells.set(f, td);
+      }
+      body.appendChild(table);
+    }
     for (const f of fields) {
       const v = d.snapshotField(f, s);
-      const tr = h("tr");
-      tr.dataset.field = f;
       const shown = v === null || v === undefined ? "—" : typeof v === "string" ? (f === "pending_header" || f === "held_back" ? escapeText(v) : v) : String(v);
-      tr.append(h("th", {}, f), h("td", {}, shown));
-      table.appendChild(tr);
+      const td = this.stateCells.get(f)!;
+      if (td.textContent !== shown) td.textContent = shown;
     }
-    body.appendChild(table);
   }
 
   private eventLine(e: ShownEvent, withStep: boolean): HTMLElement {
@@ -492,6 +519,9 @@ export class ReplayView {
     return div;
   }
 
+  private logUpTo = -1;
+  private logCount = 0;
+
   private renderEvents(): void {
     const d = this.data, s = this.step;
     const ev = d.eventsBetween(s, s, LOG_LIMIT);
@@ -500,22 +530,62 @@ export class ReplayView {
     if (ev.events.length === 0) body.appendChild(h("div", { class: "hv-empty" }, s === 0 ? "nothing fed yet" : "no events this step"));
     if (ev.skipped) body.appendChild(h("div", { class: "hv-more" }, `… ${ev.skipped} more`));
     for (const e of ev.events) body.appendChild(this.eventLine(e, false));
-    const log = d.eventsBetween(0, s, LOG_LIMIT);
-    const lb = this.panels.log.body;
-    lb.textContent = "";
-    this.panels.log.title.textContent = `Event log (${log.events.length + log.skipped} events)`;
-    if (log.skipped) lb.appendChild(h("div", { class: "hv-more" }, `… ${log.skipped} earlier events`));
-    for (const e of log.events) lb.appendChild(this.eventLine(e, true));
+    this.renderLog();
+  }
+
+  /** The cumulative log, its last LOG_LIMIT events; moving forward appends only what is new. */
+  private renderLog(): void {
+    const d = this.data, s = this.step, lb = this.panels.log.body;
+    const total = d.deltaByStep[s + 1] + d.rareByStep[s + 1];
+    const fresh = s > this.logUpTo && this.logUpTo >= 0 ? d.eventsBetween(this.logUpTo + 1, s, LOG_LIMIT + 1) : null;
+    const back = s < this.logUpTo && this.logCount - total <= LOG_LIMIT;
+    if (fresh && fresh.skipped === 0 && fresh.events.length <= LOG_LIMIT) {
+      for (const e of fresh.events) lb.appendChild(this.eventLine(e, true));
+      const lines = lb.querySelectorAll(".hv-ev");
+      for (let i = 0; i < lines.length - LOG_LIMIT; i++) lines[i].remove();
+    } else if (back) {
+      // stepping back: drop the newest lines, then bring back the older ones that fit again
+      const lines = lb.querySelectorAll(".hv-ev");
+      const drop = this.logCount - total;
+      for (let i = lines.length - drop; i < lines.length; i++) if (i >= 0) lines[i].remove();
+      const kept = Math.max(0, lines.length - drop);
+      const missing = Math.min(total, LOG_LIMIT) - kept;
+      if (missing > 0) {
+        const older = d.eventsBetween(0, s, LOG_LIMIT).events.slice(0, missing);
+        const anchor = lb.querySelector(".hv-more")!;
+        let after: Element = anchor;
+        for (const e of older) { const line = this.eventLine(e, true); after.after(line); after = line; }
+      }
+    } else if (s !== this.logUpTo) {
+      lb.textContent = "";
+      lb.appendChild(h("div", { class: "hv-more" }));
+      const log = d.eventsBetween(0, s, LOG_LIMIT);
+      for (const e of log.events) lb.appendChild(this.eventLine(e, true));
+    }
+    const shown = Math.min(total, LOG_LIMIT);
+    const more = lb.querySelector<HTMLElement>(".hv-more")!;
+    more.textContent = total > shown ? `… ${total - shown} earlier events` : "";
+    if (total !== this.logCount || s !== this.logUpTo) this.panels.log.title.textContent = `Event log (${total} events)`;
+    this.logUpTo = s;
+    this.logCount = total;
     lb.scrollTop = lb.scrollHeight;
   }
 
+  private diagShown = -1;
+
   private renderDiagnostics(): void {
-    const diags = this.data.diagnosticsUntil(this.step);
+    const d = this.data;
+    const count = lastAtMostStep(d, this.step);
+    if (count === this.diagShown) return;  // diagnostics only change when one is reported
+    this.diagShown = count;
     const body = this.panels.diagnostics.body;
     body.textContent = "";
-    this.panels.diagnostics.title.textContent = `Diagnostics (${diags.length})`;
-    if (diags.length === 0) body.appendChild(h("div", { class: "hv-empty" }, "none so far"));
-    for (const { step, event } of diags.slice(-LOG_LIMIT)) {
+    this.panels.diagnostics.title.textContent = `Diagnostics (${count})`;
+    if (count === 0) body.appendChild(h("div", { class: "hv-empty" }, "none so far"));
+    if (count > LOG_LIMIT) body.appendChild(h("div", { class: "hv-more" }, `… ${count - LOG_LIMIT} earlier`));
+    for (let k = Math.max(0, count - LOG_LIMIT); k < count; k++) {
+      const j = d.diagnosticEvents[k];
+      const event = d.rareEvent(j), step = d.eventStep[j];
       const div = h("div", { class: `hv-diag hv-sev-${String(event.severity)}`, "data-code": String(event.code) });
       div.append(
         h("span", { class: "hv-diag-sev" }, String(event.severity)),
@@ -550,8 +620,12 @@ export class ReplayView {
 
   private renderConversation(): void {
     const d = this.data, s = this.step, body = this.panels.conversation.body;
-    const started = d.messages.map((m, i) => [m, i] as const).filter(([m]) => m.step_started <= s);
-    const shown = started.slice(-CARD_LIMIT);
+    // messages start in step order: the started ones are a prefix of the list
+    let nStarted = 0;
+    { let lo = 0, hi = d.messages.length; while (lo < hi) { const mid = (lo + hi) >> 1; if (d.messages[mid].step_started <= s) lo = mid + 1; else hi = mid; } nStarted = lo; }
+    const shown: Array<readonly [MessageMeta, number]> = [];
+    for (let i = Math.max(0, nStarted - CARD_LIMIT); i < nStarted; i++) shown.push([d.messages[i], i] as const);
+    const started = { length: nStarted };
     const keep = new Set(shown.map(([m]) => m.index));
     let reorder = false;
     for (const [k, c] of this.cards) if (!keep.has(k)) { c.el.remove(); this.cards.delete(k); reorder = true; }
@@ -565,11 +639,11 @@ export class ReplayView {
     else empty?.remove();
     let changed = false;
     for (const [m, i] of shown) {
-      const content = d.contentAt(i, s, CARD_CHARS);
       const ended = m.step_ended !== null && m.step_ended <= s;
-      const key = `${content.deltas}|${ended}`;
+      const key = `${d.deltasUntil(i, s)}|${ended}`;
       const old = this.cards.get(m.index);
-      if (old && old.key === key) continue;
+      if (old && old.key === key) continue;  // unchanged since drawn: no text to rebuild
+      const content = d.contentAt(i, s, CARD_CHARS);
       const card = this.buildCard(m, content, ended);
       if (old) old.el.replaceWith(card); else { body.appendChild(card); reorder = true; }
       this.cards.set(m.index, { el: card, key });
@@ -615,6 +689,9 @@ export class ReplayView {
     return card;
   }
 
+  private apiShown: unknown = null;
+  private apiTabShown = "";
+
   renderApi(): void {
     const body = this.panels.api.body;
     const views = this.model.get("_api_views") as Array<[number, ApiView]> | undefined;
@@ -625,6 +702,10 @@ export class ReplayView {
       for (const [st, v] of views) if (st <= this.step) pick = v;
       api = pick;
     } else api = (this.model.get("api_view") as ApiView) ?? {};
+    // pretty-printing a long reasoning text is costly: redraw only when the view or tab changed
+    if (api === this.apiShown && this.apiTab === this.apiTabShown && (api.step ?? 0) === this.step) return;
+    this.apiShown = api;
+    this.apiTabShown = this.apiTab;
     body.textContent = "";
     if (api.unavailable) { body.appendChild(h("div", { class: "hv-empty" }, api.unavailable)); return; }
     if (api.error) body.appendChild(h("div", { class: "hv-error" }, api.error));
