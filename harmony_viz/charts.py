@@ -106,9 +106,9 @@ def reasoning_share_by(runs: pd.DataFrame, by: str = "reasoning_effort", *, unit
         else:
             fig.add_trace(go.Box(**common, boxpoints="all", jitter=0.4, pointpos=0))
     fig.update_layout(
-        title=f"Reasoning share of output {unit} by {by}",
+        title=f"Reasoning share of output {unit} by {by}<br><sup>reasoning / (reasoning + preamble + tool call + final), per run</sup>",
         xaxis=dict(title=by, type="category"),
-        yaxis=dict(title=f"reasoning / (reasoning + preamble + tool call + final), {unit}", tickformat=".0%", range=[0, 1.02]),
+        yaxis=dict(title=f"reasoning share ({unit})", tickformat=".0%", range=[0, 1.02]),
         showlegend=False,
     )
     return fig

@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harmony_viz.data import SAMPLE_FILES, sample_path, sample_paths
 from harmony_viz.runs import Run, RunMetadata, append_run, load_file, load_runs, save_runs
@@ -86,6 +88,8 @@ def test_output_text_jsonl_gives_one_text_run_per_line(corpus_dir):
     assert [r.id for r in runs] == ["rft_outputs#cell-37", "rft_outputs#cell-56"]
     assert {r.metadata.reasoning_effort for r in runs} == {"low"}
     assert runs[0].metadata.extra["license"] == "Apache-2.0"
+    assert runs[0].metadata.extra["source_path"] == "examples/reinforcement-fine-tuning.ipynb"
+    assert runs[0].metadata.extra["path"] == str(path)
 
 
 def test_unsloth_efforts_come_from_the_rendered_system_message(corpus_dir):
@@ -294,9 +298,6 @@ def test_load_diagnostics_are_scanner_diagnostics_with_json(tmp_path):
 
 # ---- property: our JSONL keeps any run ---------------------------------------------------------------
 
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
 _META_KEYS = ("model", "reasoning_effort", "source", "sampling", "seed", "started_at", "finished_at", "device", "path")
 _metadata = st.builds(
     RunMetadata,
@@ -333,3 +334,9 @@ def _runs(draw):
 def test_any_runs_survive_save_and_load(tmp_path_factory, runs):
     path = save_runs(runs, tmp_path_factory.mktemp("rt") / "runs.jsonl")
     assert load_runs(path) == runs
+
+
+def test_line_separators_inside_strings_do_not_split_jsonl_lines(tmp_path):
+    runs = [Run(id="a\x85b", text="one\u2028two\u2029three"), Run(id="next", completion_token_ids=(1,))]
+    path = save_runs(runs, tmp_path / "runs.jsonl")
+    assert [(r.id, r.text) for r in load_runs(path)] == [("a\x85b", "one\u2028two\u2029three"), ("next", None)]

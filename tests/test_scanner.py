@@ -504,3 +504,14 @@ def test_every_diagnostic_code_is_documented_and_reachable(enc):
         assert code in found, (code, found)
         assert found[code] == DIAGNOSTIC_CODES[code][0]
         assert 0 <= min(d.start for d in scan(source, role=role).diagnostics)
+
+
+def test_call_without_stop_running_into_a_new_header():
+    """anyclaude-local: `to=functions.Read code<|message|>{…}commentary<|message|>We need to read file.<|channel|>`."""
+    completion = '<|channel|>commentary to=functions.Read code<|message|>{"file_path":"/path/to/README.md"}commentary<|message|>We need to read file.<|channel|>'
+    result = scan(completion, role="assistant")
+    c = codes(result)
+    assert c["control-in-body"] == "error" and c["missing-end"] == "error" and c["eos-in-header"] == "error"
+    end = only(result, ToolCallEnd)
+    assert end.arguments == '{"file_path":"/path/to/README.md"}commentary<|message|>We need to read file.'
+    assert end.error is not None and end.parsed["file_path"] == "/path/to/README.md"

@@ -258,3 +258,15 @@ def test_docstring_examples_show_real_output(module):
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_every_corpus_file_loads_and_scans_without_raising(corpus_dir):
+    paths = sorted(p for p in corpus_dir.rglob("*") if p.is_file())
+    runs = load_runs(paths, progress=False)
+    usages = analyze_runs(runs, progress=False)
+    frame = runs_frame(usages)
+    assert len(frame) == len(runs) >= len(paths)
+    by_path = {u.run.metadata.extra.get("path") for u in usages}
+    assert {str(p) for p in paths} <= by_path  # every file gave at least one run
+    zipped = next(u for u in usages if u.run.metadata.extra["path"].endswith(".zip"))
+    assert [d.code for d in zipped.diagnostics] == ["load.not-utf8"]

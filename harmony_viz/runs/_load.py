@@ -117,8 +117,12 @@ def _from_jsonl(text: str, path: Path) -> list[Run]:
 def _run_from_output_text(obj: dict[str, Any], path: Path, run_id: str) -> Run:
     """A notebook extract: ``output_text`` is the full decode (prompt and completion, no split)."""
     text = obj["output_text"]
-    extra = {k: v for k, v in obj.items() if k != "output_text"}
-    extra.setdefault("path", str(path))
+    # "path" is the run file, as for every loader; the extract's own "path" (the notebook
+    # in its source repository) is kept as "source_path".
+    extra = {k: v for k, v in obj.items() if k not in ("output_text", "path")}
+    if "path" in obj:
+        extra["source_path"] = obj["path"]
+    extra["path"] = str(path)
     source = Path(str(obj["path"])).stem if obj.get("path") else path.stem
     meta = RunMetadata(reasoning_effort=effort_from_text(text), source=source, extra=extra)
     cell = obj.get("cell_index")

@@ -6,9 +6,15 @@ import json
 from typing import Any
 
 
-def is_json_type(content_type: str | None) -> bool:
-    """Whether a call body with this content type is meant to be JSON (absent type: assume so)."""
-    return content_type is None or "json" in content_type
+def is_json_call(recipient: str | None, content_type: str | None) -> bool:
+    """Whether a call's body is meant to be JSON arguments.
+
+    Everything is, except code for the bare ``python`` tool; models often label JSON
+    arguments ``code`` (``to=functions.edit code``), so the label alone does not decide.
+    """
+    if content_type is not None and "json" in content_type:
+        return True
+    return recipient != "python"
 
 
 def parse_arguments(raw: str) -> tuple[Any, str | None]:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from harmony_viz.scanner._arguments import is_complete_json, is_json_type, parse_arguments
+from harmony_viz.scanner._arguments import is_complete_json, is_json_call, parse_arguments
 from harmony_viz.scanner._codes import DIAGNOSTIC_CODES
 from harmony_viz.scanner._events import (
     ContentDelta,
@@ -493,7 +493,7 @@ class Scanner:
     def _eos_body(self, at: int) -> None:
         if self._call is not None:
             raw = "".join(self._args or ())
-            if not is_json_type(self._m.content_type) or is_complete_json(raw):  # type: ignore[union-attr]
+            if not is_json_call(self._m.recipient, self._m.content_type) or is_complete_json(raw):  # type: ignore[union-attr]
                 self._diag("call-cut-off", f"tool call to {self._m.recipient} cut off at end of stream with complete arguments (servers often strip <|call|>)", at, at)  # type: ignore[union-attr]
             else:
                 self._diag("call-incomplete", f"stream ended inside the tool call to {self._m.recipient}; its arguments are not complete JSON", at, at)  # type: ignore[union-attr]
@@ -510,7 +510,7 @@ class Scanner:
     def _finish_call(self, start: int, end: int) -> None:
         call_id, name = self._call  # type: ignore[misc]
         raw = "".join(self._args or ())
-        parsed, error = parse_arguments(raw) if is_json_type(self._m.content_type) else (None, None)  # type: ignore[union-attr]
+        parsed, error = parse_arguments(raw) if is_json_call(self._m.recipient, self._m.content_type) else (None, None)  # type: ignore[union-attr]
         self._emit(ToolCallEnd(self._msg, call_id, name, raw, parsed, error, start, end))
         self._call = None
         self._args = None

@@ -21,7 +21,7 @@ export interface ModelLike {
 }
 
 const ROW_H = 22;
-const LOG_LIMIT = 120;
+const LOG_LIMIT = 80;
 const CARD_LIMIT = 40;
 const CARD_CHARS = 2000;
 const SPEEDS = [1, 2, 5, 10, 30, 60, 240, 1000];
@@ -43,6 +43,17 @@ function section(hv: string, title: string): { el: HTMLElement; body: HTMLElemen
   return { el, body, title: t };
 }
 
+/** A drawn conversation card and what it shows, so a step can extend it in place. */
+interface Card {
+  el: HTMLElement;
+  key: string;
+  deltas: number;
+  ended: boolean;
+  text: Text | null;
+  chars: number;
+  pretty: boolean;
+}
+
 export class ReplayView {
   private model: ModelLike;
   private root: HTMLElement;
@@ -57,7 +68,7 @@ export class ReplayView {
   private follow = true;
   private highlight: [number, number] | null = null;
   private saveTimer: number | undefined;
-  private cards = new Map<number, { el: HTMLElement; key: string }>();
+  private cards = new Map<number, Card>();
   private openState = new Map<number, boolean>();
   private apiTab = "";
   private listeners: Array<[string, () => void]> = [];
@@ -122,6 +133,7 @@ export class ReplayView {
     this.logUpTo = -1; this.logCount = 0; this.diagShown = -1; this.apiShown = null;
     this.stateCells.clear(); this.highlight = null;
     for (const c of this.cards.values()) c.el.remove();
+    if (this.apiTimer !== undefined) { window.clearTimeout(this.apiTimer); this.apiTimer = undefined; }
     this.cards.clear();
   }
 
@@ -228,6 +240,7 @@ export class ReplayView {
     if (typeof ResizeObserver !== "undefined") {
       this.resizeObs = new ResizeObserver(() => {
         const w = this.tokensEl.clientWidth;
+        this.viewH = this.tokensEl.clientHeight;
         if (w && Math.abs(w - this.lastWidth) > 16) {
           const first = this.lastWidth === 0;
           this.layout();
@@ -325,17 +338,24 @@ export class ReplayView {
     const d = this.data;
     const fed = d.fedAt(this.step);
     const flush = this.step === d.nSteps - 1 && this.step > 0;
+    // read layout (scroll position) before writing anything, so nothing forces a reflow mid-update
+    this.followCurrent();
+    this.renderTokens();
     this.stepEl.textContent = stepLabel(this.step, d.nSteps, fed.full, d.nTokens, flush);
     this.stepEl.dataset.step = String(this.step);
     this.scrub.value = String(this.step);
-    this.followCurrent();
-    this.renderTokens();
     this.renderState();
     this.renderEvents();
     this.renderDiagnostics();
     this.renderConversation();
-    this.renderApi();
+    // the API view can be a long JSON document: draw it after this frame, off the step's critical path
+    if (this.apiTimer === undefined) this.apiTimer = window.setTimeout(() => { this.apiTimer = undefined; this.renderApi(); }, 0);
+    if (this.scrollTimer === undefined) this.scrollTimer = window.requestAnimationFrame(() => { this.scrollTimer = undefined; this.followPanels(); });
   }
+
+  private apiTimer: number | undefined;
+  private scrollTimer: number | undefined;
+  private viewH = 0;
 
   /** Scroll the event log to its end and the conversation to its newest card. */
   private followPanels(): void {
@@ -355,7 +375,8 @@ export class ReplayView {
 
   private scrollToToken(t: number): void {
     const r = rowOf(this.rows, t);
-    const top = r * ROW_H, view = this.tokensEl.clientHeight || 300;
+    if (!this.viewH) this.viewH = this.tokensEl.clientHeight;
+    const top = r * ROW_H, view = this.viewH || 300;
     if (top < this.tokensEl.scrollTop || top + ROW_H > this.tokensEl.scrollTop + view) {
       this.tokensEl.scrollTop = Math.max(0, top - view / 2);
     }
@@ -367,7 +388,8 @@ export class ReplayView {
   renderTokens(): void {
     const d = this.data;
     const nRows = this.rows.length - 1;
-    const [r0, r1] = visibleRows(this.tokensEl.scrollTop, this.tokensEl.clientHeight || 320, ROW_H, nRows);
+    if (!this.viewH) this.viewH = this.tokensEl.clientHeight;
+    const [r0, r1] = visibleRows(this.tokensEl.scrollTop, this.viewH || 320, ROW_H, nRows);
     if (this.rowWs !== this.whitespace) { for (const el of this.rowEls.values()) el.remove(); this.rowEls.clear(); this.rowWs = this.whitespace; }
     for (const [r, el] of this.rowEls) if (r < r0 || r >= r1) { el.remove(); this.rowEls.delete(r); }
     for (let r = r0; r < r1; r++) {
@@ -383,14 +405,23 @@ export class ReplayView {
     const sel = Number(this.model.get("selected") ?? -1);
     const hl = this.highlight;
     for (const row of this.rowEls.values()) {
-      for (const chip of Array.from(row.children) as HTMLElement[]) {
-        const t = Number(chip.dataset.i);
+      const t0 = Number((row as HTMLElement).dataset.first);
+      const chips = row.children;
+      for (let k = 0; k < chips.length; k++) {
+        const chip = chips[k] as HTMLElement & { hvState?: number };
+        const t = t0 + k;
+        // one small number per chip: touch its classes only when that number changes
+        const st = (t >= fed.partial ? 1 : 0) | (t >= fed.full && t < fed.partial ? 2 : 0)
+          | (this.step > 0 && t >= before.full && t < fed.partial ? 4 : 0) | (t === sel ? 8 : 0)
+          | (hl !== null && t >= hl[0] && t < hl[1] ? 16 : 0);
+        if (chip.hvState === st) continue;
+        chip.hvState = st;
         const cls = chip.classList;
-        cls.toggle("hv-dim", t >= fed.partial);
-        cls.toggle("hv-partial", t >= fed.full && t < fed.partial);
-        cls.toggle("hv-cur", this.step > 0 && t >= before.full && t < fed.partial);
-        cls.toggle("hv-sel", t === sel);
-        cls.toggle("hv-hl", hl !== null && t >= hl[0] && t < hl[1]);
+        cls.toggle("hv-dim", (st & 1) !== 0);
+        cls.toggle("hv-partial", (st & 2) !== 0);
+        cls.toggle("hv-cur", (st & 4) !== 0);
+        cls.toggle("hv-sel", (st & 8) !== 0);
+        cls.toggle("hv-hl", (st & 16) !== 0);
       }
     }
   }
@@ -399,6 +430,7 @@ export class ReplayView {
     const d = this.data;
     const row = h("div", { class: "hv-row" });
     row.style.top = `${r * ROW_H}px`;
+    row.dataset.first = String(this.rows[r]);
     for (let t = this.rows[r]; t < this.rows[r + 1]; t++) {
       const m = d.messageOfToken(t);
       const chip = h("span", { "data-hv": "token" });
@@ -568,7 +600,6 @@ export class ReplayView {
     if (total !== this.logCount || s !== this.logUpTo) this.panels.log.title.textContent = `Event log (${total} events)`;
     this.logUpTo = s;
     this.logCount = total;
-    lb.scrollTop = lb.scrollHeight;
   }
 
   private diagShown = -1;
@@ -637,25 +668,33 @@ export class ReplayView {
     let empty = body.querySelector<HTMLElement>(".hv-empty");
     if (shown.length === 0) { if (!empty) body.appendChild(h("div", { class: "hv-empty" }, "no messages yet")); }
     else empty?.remove();
-    let changed = false;
     for (const [m, i] of shown) {
       const ended = m.step_ended !== null && m.step_ended <= s;
-      const key = `${d.deltasUntil(i, s)}|${ended}`;
+      const n = d.deltasUntil(i, s);
+      const key = `${n}|${ended}`;
       const old = this.cards.get(m.index);
       if (old && old.key === key) continue;  // unchanged since drawn: no text to rebuild
+      // the streaming card usually gains a delta or two: append them instead of rebuilding
+      if (old && old.ended === ended && n > old.deltas && n - old.deltas <= 64 && old.chars < 2 * CARD_CHARS && old.text && !old.pretty) {
+        let add = "";
+        const list = d.messageDeltas[i];
+        for (let k = old.deltas; k < n; k++) add += d.deltaText(list[k]);
+        old.text.appendData(add);
+        old.chars += add.length;
+        old.deltas = n;
+        old.key = key;
+        continue;
+      }
       const content = d.contentAt(i, s, CARD_CHARS);
       const card = this.buildCard(m, content, ended);
-      if (old) old.el.replaceWith(card); else { body.appendChild(card); reorder = true; }
-      this.cards.set(m.index, { el: card, key });
-      changed = true;
+      if (old) old.el.replaceWith(card.el); else { body.appendChild(card.el); reorder = true; }
+      this.cards.set(m.index, { ...card, key, deltas: n, ended });
     }
     // cards come and go when scrubbing backwards: put them back in message order
     if (reorder) for (const [m] of shown) { const c = this.cards.get(m.index); if (c) body.appendChild(c.el); }
-    // keep the message being streamed in view, as the token pane does
-    if (changed) this.followPanels();
   }
 
-  private buildCard(m: MessageMeta, content: { text: string; truncated: boolean }, ended: boolean): HTMLElement {
+  private buildCard(m: MessageMeta, content: { text: string; truncated: boolean }, ended: boolean): { el: HTMLElement; text: Text | null; chars: number; pretty: boolean } {
     const card = h("div", { class: `hv-card hv-k-${m.kind} hv-r-${m.role ?? "none"}`, "data-message": String(m.index), "data-kind": m.kind });
     const head = h("div", { class: "hv-card-head" });
     head.append(h("span", { class: "hv-card-title" }, this.cardTitle(m)));
@@ -672,12 +711,14 @@ export class ReplayView {
       text = JSON.stringify(m.parsed, null, 2);
       pretty = true;
     }
-    const pre = h("pre", { class: "hv-card-body" }, text);
+    const pre = h("pre", { class: "hv-card-body" });
+    const textNode = document.createTextNode(text);
+    pre.appendChild(textNode);
     if (m.kind === "reasoning") {
       const det = h("details");
       det.open = this.openState.get(m.index) ?? true;
       det.addEventListener("toggle", () => this.openState.set(m.index, det.open));
-      det.append(h("summary", {}, `analysis (${content.text.length}${content.truncated ? "+" : ""} chars)`), pre);
+      det.append(h("summary", {}, "analysis"), pre);
       card.appendChild(det);
     } else card.appendChild(pre);
     if (m.kind === "tool_call" && ended) {
@@ -686,7 +727,7 @@ export class ReplayView {
       if (pretty) foot.append(h("span", { class: "hv-note" }, "arguments shown parsed"));
       card.appendChild(foot);
     }
-    return card;
+    return { el: card, text: textNode, chars: text.length, pretty };
   }
 
   private apiShown: unknown = null;
