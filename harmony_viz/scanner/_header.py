@@ -59,7 +59,8 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
     pos, n = 0, len(text)
     while pos < n:
         m = _ITEM.match(text, pos)
-        assert m is not None  # the last alternative matches any character
+        if m is None:  # unreachable: the last alternative matches any character
+            break
         kind = m.lastgroup
         if kind == "ws":
             pos = m.end()
