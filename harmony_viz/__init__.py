@@ -62,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     "load_runs": "harmony_viz.runs",
     "make_tiny_model": "harmony_viz.record",
     "messages_frame": "harmony_viz.stats",
+    "playground": "harmony_viz.playground",
     "project_for_cli": "harmony_viz.projections",
     "reasoning_share_by": "harmony_viz.charts",
     "reasoning_vs_final": "harmony_viz.charts",

@@ -18,7 +18,7 @@ export function layoutRows(n: number, textOf: (t: number) => string, breaksBefor
 }
 
 /** Rows to draw for a scroll position, with some overscan above and below. */
-export function visibleRows(scrollTop: number, height: number, rowHeight: number, nRows: number, overscan = 8): [number, number] {
+export function visibleRows(scrollTop: number, height: number, rowHeight: number, nRows: number, overscan = 4): [number, number] {
   const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
   const last = Math.min(nRows, Math.ceil((scrollTop + height) / rowHeight) + overscan);
   return [first, Math.max(first, last)];

@@ -21,8 +21,8 @@ export interface ModelLike {
 }
 
 const ROW_H = 22;
-const LOG_LIMIT = 80;
-const CARD_LIMIT = 40;
+const LOG_LIMIT = 50;
+const CARD_LIMIT = 16;
 const CARD_CHARS = 2000;
 const SPEEDS = [1, 2, 5, 10, 30, 60, 240, 1000];
 
@@ -159,7 +159,9 @@ export class ReplayView {
     const nRows = this.rows.length - 1;
     this.spacer.style.height = `${nRows * ROW_H}px`;
     // short streams get a short box; long ones scroll inside 360px
-    this.tokensEl.style.height = `${Math.max(5, Math.min(nRows, 16)) * ROW_H + 10}px`;
+    const tall = nRows > 24;
+    this.tokensEl.classList.toggle("hv-tall", tall);  // a long stream fills the height of the side panels
+    this.tokensEl.style.height = tall ? "" : `${Math.max(5, nRows) * ROW_H + 10}px`;
   }
 
   // ---- building the DOM ------------------------------------------------------------

@@ -1,0 +1,92 @@
+// The playground's synced traits as they arrive from Python: one interface per group.
+
+/** A message in openai-harmony's JSON shape (what `Message.to_dict()` writes). */
+export interface MessageDict {
+  role: string;
+  name: string | null;
+  content: ContentPart[];
+  channel?: string;
+  recipient?: string;
+  content_type?: string;
+}
+
+export type ContentPart = Record<string, unknown> & { type: string };
+
+/** A message read back from the stream, with its token span. */
+export interface StreamMessage {
+  index: number;
+  role: string;
+  name: string | null;
+  channel: string | null;
+  recipient: string | null;
+  content_type: string | null;
+  kind: string;
+  terminator: string;
+  start: number;
+  header_end: number;
+  end: number;
+}
+
+export interface StreamPayload {
+  pieces: string[];
+  /** per token, the first token of the character it helps spell (itself when whole) */
+  groups: number[];
+  messages: StreamMessage[];
+}
+
+export interface DiagnosticDict {
+  code: string;
+  severity: "error" | "warning" | "info";
+  message: string;
+  start: number;
+  end: number;
+  source: "scanner" | "lint";
+}
+
+export interface DiffOp {
+  tag: "equal" | "replace" | "delete" | "insert";
+  ref: [number, number];
+  model: [number, number];
+  reference_text: string;
+  model_text: string;
+}
+
+export interface DiffPayload {
+  reference?: number[];
+  model?: number[];
+  reference_pieces?: string[];
+  model_pieces?: string[];
+  ops?: DiffOp[];
+  error?: string;
+}
+
+export interface ControlToken { literal: string; kind: string; meaning: string }
+
+export interface PlaygroundTraits {
+  tokens: number[];
+  text: string;
+  messages: MessageDict[];
+  diagnostics: DiagnosticDict[];
+  origin: "messages" | "text" | "tokens";
+  preset: string;
+  presets: Array<{ name: string; title: string; description: string }>;
+  show_diff: boolean;
+  error: string;
+  replay_widget: string | null;
+  _stream: StreamPayload;
+  _diff: DiffPayload;
+  _controls: Record<string, ControlToken>;
+}
+
+export interface PlaygroundModel {
+  get<K extends keyof PlaygroundTraits>(name: K): PlaygroundTraits[K];
+  set<K extends keyof PlaygroundTraits>(name: K, value: PlaygroundTraits[K] | unknown): void;
+  save_changes(): void;
+  send(content: unknown): void;
+  on(event: string, cb: () => void): void;
+  off?(event: string, cb: () => void): void;
+  widget_manager?: {
+    get_model(id: string): Promise<unknown>;
+    create_view?(model: unknown): Promise<{ el: HTMLElement; remove?(): void }>;
+  };
+}

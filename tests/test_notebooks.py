@@ -1,0 +1,195 @@
+"""The notebooks run top to bottom on a CPU with no network, show what they promise, and are committed clean.
+
+Each notebook is executed once per session with nbclient (kernel python3, cwd notebooks/),
+with CUDA hidden and ``HARMONY_VIZ_MODEL`` unset so notebook 04 takes its CPU path (the
+tiny model). The checks read the executed outputs: replay widgets (their synced state),
+plotly figures (their JSON), and text, compared with what the real encoder, openai-harmony
+and the bundled files say.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+NAMES = ("01_harmony_tour.ipynb", "02_diagnose_parser_bugs.ipynb", "03_real_runs.ipynb", "04_record_gpt_oss.ipynb")
+WIDGET = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+PLOTLY = "application/vnd.plotly.v1+json"
+CELL_TIMEOUT_S = 300
+
+_executed: dict[str, Any] = {}
+
+
+@pytest.fixture(scope="session")
+def notebook_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The kernel's environment: no GPU, no model override; yields the folder its temp files go to."""
+    tmp = tmp_path_factory.mktemp("notebook-tmp")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CUDA_VISIBLE_DEVICES", "")
+        mp.delenv("HARMONY_VIZ_MODEL", raising=False)
+        mp.setenv("TMPDIR", str(tmp))
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        yield tmp
+
+
+@pytest.fixture
+def run_notebook(notebook_tmp: Path):
+    """Execute a notebook (once per session) and return it with its outputs."""
+    from nbclient import NotebookClient
+
+    def run(name: str) -> Any:
+        if name not in _executed:
+            nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+            client = NotebookClient(
+                nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+            )
+            client.execute()  # raises CellExecutionError, with the cell and traceback, on the first failing cell
+            _executed[name] = nb
+        return _executed[name]
+
+    return run
+
+
+def _outputs(nb: Any) -> list[dict[str, Any]]:
+    return [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+
+
+def _text(nb: Any) -> str:
+    """Every stream and text/plain or text/html output, joined."""
+    parts = []
+    for o in _outputs(nb):
+        if o.get("output_type") == "stream":
+            parts.append(o["text"])
+        for key in ("text/plain", "text/html"):
+            if key in o.get("data", {}):
+                parts.append(o["data"][key])
+    return "\n".join(parts)
+
+
+def _figures(nb: Any) -> list[dict[str, Any]]:
+    return [o["data"][PLOTLY] for o in _outputs(nb) if PLOTLY in o.get("data", {})]
+
+
+def _replays(nb: Any) -> list[dict[str, Any]]:
+    """The synced state of every replay widget shown in an output."""
+    states = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    shown = [o["data"][WIDGET]["model_id"] for o in _outputs(nb) if WIDGET in o.get("data", {})]
+    return [
+        states[m]["state"] for m in shown if m in states and states[m]["state"].get("_anywidget_id", "").endswith("ReplayWidget")
+    ]
+
+
+def _no_errors(nb: Any) -> None:
+    errors = [o for o in _outputs(nb) if o.get("output_type") == "error"]
+    assert not errors, f"error outputs: {[(e['ename'], e['evalue']) for e in errors]}"
+
+
+@pytest.mark.slow
+def test_tour_replays_the_conversation_and_tables_the_real_ids(run_notebook, enc) -> None:
+    nb = run_notebook("01_harmony_tour.ipynb")
+    _no_errors(nb)
+    replays = _replays(nb)
+    assert len(replays) == 1
+    # opened at the end (step=-1): the last step of a trace over the whole rendered conversation
+    assert replays[0]["step"] > 50 and replays[0]["chunking"] == "every:4"
+    text = _text(nb)
+    # the special-token table shows each control token with the id the real encoder gives it
+    for literal in ("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|end|>", "<|call|>", "<|return|>"):
+        (tid,) = enc.encode(literal, allowed_special="all")
+        assert re.search(rf"{re.escape(literal)}\s+{tid}\b", text), f"{literal} ({tid}) missing from the token table"
+    # the notebook's own check against openai-harmony came out equal
+    assert "identical to openai-harmony: True" in text
+    # the printed training rendering holds the tool call as Harmony writes it
+    assert "<|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>" in text
+
+
+@pytest.mark.slow
+def test_bug_zoo_replays_diagnostics_and_shows_the_reference_parser_failing(run_notebook, reference_encoding, enc) -> None:
+    import openai_harmony as oh
+
+    nb = run_notebook("02_diagnose_parser_bugs.ipynb")
+    _no_errors(nb)
+    replays = _replays(nb)
+    assert len(replays) >= 3
+    # the first replay was moved to the step where its diagnostic fires, not left at 0 or the end
+    assert 0 < replays[0]["step"]
+    figures = _figures(nb)
+    assert any(f["layout"]["title"]["text"].startswith("Diagnostics by code") for f in figures)
+    text = _text(nb)
+    # the comparison shows openai-harmony's own error for a final with no <|message|>
+    parser = oh.StreamableParser(reference_encoding, oh.Role.ASSISTANT)
+    with pytest.raises(oh.HarmonyError) as raised:
+        for t in enc.encode('<|channel|>final <|constrain|>{"msg": "done"}<|end|>', allowed_special="all"):
+            parser.process(t)
+        parser.process_eos()
+    assert f"HarmonyError: {raised.value}" in text
+    # and the before/after table of the preamble fix
+    assert "vLLM before the fix (legacy_vllm=True)" in text and "message: Let me check the weather in Lima." in text
+
+
+@pytest.mark.slow
+def test_real_runs_chart_every_bundled_prompt_set_and_replay_the_outlier(run_notebook) -> None:
+    from harmony_viz.data import sample_paths
+    from harmony_viz.runs import load_runs
+
+    nb = run_notebook("03_real_runs.ipynb")
+    _no_errors(nb)
+    bundled = load_runs(sample_paths())
+    sources = {r.metadata.source for r in bundled}
+    figures = _figures(nb)
+    assert len(figures) >= 4
+    boxes = next(f for f in figures if f["layout"]["title"]["text"].startswith("Reasoning share of output tokens by source"))
+    assert {t["name"] for t in boxes["data"]} == sources
+    assert f"{len(bundled)} runs from {len(sources)} prompt sets" in _text(nb)
+    (replay,) = _replays(nb)
+    # opened where the outlier's prompt ends: its completion is still to come
+    outlier = re.search(r"^(\S+): \d+ output tokens", _text(nb), re.M).group(1)
+    run = next(r for r in bundled if r.id == outlier)
+    assert replay["step"] == len(run.prompt_token_ids) > 0
+    assert replay["_meta"]["n_tokens"] == len(run.prompt_token_ids) + len(run.completion_token_ids)
+
+
+@pytest.mark.slow
+def test_recording_notebook_records_charts_and_replays_on_cpu(run_notebook, notebook_tmp: Path) -> None:
+    from harmony_viz.runs import load_runs
+
+    nb = run_notebook("04_record_gpt_oss.ipynb")
+    _no_errors(nb)
+    text = _text(nb)
+    assert "tiny-gpt-oss" in text  # took the CPU path: no CUDA, no HARMONY_VIZ_MODEL
+    assert "4 runs written to runs.jsonl" in text
+    speed = next(f for f in _figures(nb) if f["layout"]["title"]["text"].startswith("Tokens per second"))
+    assert len(speed["data"]) == 4  # one line per recorded run
+    # the run file the notebook wrote (in its temp folder): 4 runs, each with a time per completion token
+    (runs_file,) = notebook_tmp.glob("harmony-viz-*/runs.jsonl")
+    runs = load_runs(runs_file)
+    assert len(runs) == 4 and all(len(r.token_times or ()) == len(r.completion_token_ids) > 0 for r in runs)
+    # the replay shows the last of them, opened where its prompt ends
+    (replay,) = _replays(nb)
+    assert replay["_meta"]["n_tokens"] == len(runs[-1].prompt_token_ids) + len(runs[-1].completion_token_ids)
+    assert replay["step"] == len(runs[-1].prompt_token_ids)
+
+
+def test_committed_notebooks_carry_no_outputs() -> None:
+    assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == sorted(NAMES), "a notebook was added or renamed: list it in NAMES"
+    for name in NAMES:
+        nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+        nbformat.validate(nb)
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type == "code":
+                assert cell.outputs == [] and cell.execution_count is None, f"{name} cell {i} has stale outputs; clear them"
+        assert "widgets" not in nb.metadata, f"{name} stores widget state; clear it"
+
+
+def test_notebooks_read_only_package_data() -> None:
+    for name in NAMES:
+        source = "\n".join(c.source for c in nbformat.read(NOTEBOOKS / name, as_version=4).cells if c.cell_type == "code")
+        assert "shared" not in source and "corpus" not in source, f"{name} reads files outside the package"

@@ -1,0 +1,126 @@
+"""The playground in a real JupyterLab: edit in the browser, see the tokens change, read the result in the kernel."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from harmony_viz.playground import playground
+from harmony_viz.playground._convert import render
+from harmony_viz.render import Conversation
+
+pytestmark = pytest.mark.browser
+
+XSS = "<img src=x onerror=\"window.__hv_pg_xss=1\"> &amp;"
+
+
+@pytest.fixture(scope="module")
+def lab_page(browser, jupyter_lab):
+    """A JupyterLab tab with a playground on the tool-call preset, its cells run."""
+    root: Path = jupyter_lab["root"]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("from harmony_viz import playground\nw = playground(preset='tool-call')\nw"),
+        nbformat.v4.new_code_cell("import json\nprint('PY', json.dumps({'n': len(w.tokens), 'origin': w.origin, "
+                                  "'texts': [getattr(m.content[0], 'text', None) for m in w.conversation.messages], "
+                                  "'replay': w.replay_widget is not None}))"),
+    ]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, root / "playground.ipynb")
+    context = browser.new_context(viewport={"width": 1500, "height": 1100})
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(f"{jupyter_lab['url']}/lab/tree/playground.ipynb")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget && window.jupyterapp.shell.currentWidget.sessionContext", timeout=90_000)
+    page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.sessionContext.ready; }")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function("() => document.querySelectorAll('.hv-pg [data-hv=token]').length > 0", timeout=120_000)
+    yield page
+    context.close()
+
+
+def _kernel_state(page) -> dict:
+    """Run the second cell again and read what the kernel holds."""
+    page.evaluate("""async () => {
+        const panel = window.jupyterapp.shell.currentWidget;
+        panel.content.activeCellIndex = 1;
+        await window.jupyterapp.commands.execute('notebook:run-cell');
+    }""")
+    page.wait_for_function("""() => {
+        const cell = window.jupyterapp.shell.currentWidget.content.widgets[1];
+        return cell.model.executionCount !== null && cell.node.querySelector('.jp-OutputArea-output') &&
+               !cell.node.querySelector('.jp-InputArea-prompt').textContent.includes('*');
+    }""", timeout=60_000)
+    page.wait_for_timeout(200)
+    text = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets[1].node.querySelector('.jp-OutputArea').innerText")
+    return json.loads(re.search(r"PY (.+)", text).group(1))
+
+
+def test_editing_a_message_changes_the_tokens(lab_page) -> None:
+    pg = lab_page.locator(".hv-pg").first
+    start = playground(preset="tool-call")
+    assert pg.locator("[data-hv=token]").count() == len(start.tokens)
+    assert pg.locator("[data-hv=card]").count() == len(start.messages)
+    edited = [dict(m) for m in start.messages]
+    edited[2] = {**edited[2], "content": [{"type": "text", "text": "What is the weather in Reykjavik, Iceland? " + XSS}]}
+    expected = render(Conversation.from_dict({"messages": edited}))
+    pg.locator("[data-hv=card][data-message='2'] [data-hv=content]").fill(edited[2]["content"][0]["text"])
+    lab_page.wait_for_function(f"() => document.querySelectorAll('.hv-pg [data-hv=token]').length === {len(expected)}", timeout=30_000)
+    ids = [int(x) for x in pg.locator("[data-hv=token]").evaluate_all("els => els.map(e => e.dataset.id)")]
+    assert ids == expected
+    assert "Reykjavik" in pg.locator("[data-hv=tokens]").inner_text()
+    state = _kernel_state(lab_page)
+    assert state["n"] == len(expected) and state["origin"] == "messages"
+    assert state["texts"][2] == edited[2]["content"][0]["text"]
+    # text is text: the markup typed into the card is shown, never run
+    assert pg.locator("img, script, iframe").count() == 0
+    assert lab_page.evaluate("window.__hv_pg_xss") is None
+
+
+def test_hover_explains_control_tokens_and_finds_the_card(lab_page) -> None:
+    pg = lab_page.locator(".hv-pg").first
+    chip = pg.locator("[data-hv=token][data-id='200012']").first
+    chip.hover()
+    tip = lab_page.locator("[data-hv=tooltip]")
+    tip.wait_for(state="visible")
+    assert "<|call|> (200012, stop)" in tip.inner_text() and "tool call" in tip.inner_text()
+    index = chip.get_attribute("data-i")
+    assert "hv-pg-hover" in pg.locator(f"[data-hv=alt-token][data-i='{index}']").get_attribute("class")
+    message = chip.get_attribute("data-message")
+    assert "hv-pg-card-hl" in pg.locator(f"[data-hv=card][data-message='{message}']").get_attribute("class")
+
+
+def test_render_diff_and_replay(lab_page) -> None:
+    pg = lab_page.locator(".hv-pg").first
+    pg.locator("[data-hv=diff-toggle]").click()
+    summary = pg.locator("[data-hv=diff-summary]")
+    summary.wait_for(state="visible")
+    assert summary.inner_text() == "2 differences (difflib opcodes)"
+    assert pg.locator("[data-hv=diff-model] .hv-pg-d-insert").count() > 0
+    pg.locator("[data-hv=replay]").click()
+    lab_page.wait_for_function("() => document.querySelector('.hv-pg [data-hv=replay-view] .hv-root [data-hv=token]') !== null", timeout=30_000)
+    assert _kernel_state(lab_page)["replay"] is True
+
+
+def test_editing_the_raw_ids_rescans(lab_page) -> None:
+    pg = lab_page.locator(".hv-pg").first
+    if pg.locator("[data-hv=replay-close]").count():
+        pg.locator("[data-hv=replay-close]").click()  # the replay's own chips would count too
+        lab_page.wait_for_function("() => !document.querySelector('.hv-pg [data-hv=replay-view] .hv-root')", timeout=30_000)
+    pg.locator("[data-hv=mode]").click()
+    pg.locator("[data-hv=raw]").fill("[200006, 173781, 200005, 17196, 12194, 200006, 1428, 200008, 12194, 200007]")
+    pg.locator("[data-hv=apply]").click()
+    lab_page.wait_for_function("() => document.querySelectorAll('.hv-pg [data-hv=tokens] [data-hv=token]').length === 10", timeout=30_000)
+    assert pg.locator("[data-hv=token]").first.inner_text() == "200006"  # ids mode shows ids
+    assert "kept as given" in pg.locator("[data-hv=origin]").inner_text()
+    assert pg.locator("[data-hv=card]").count() == 2
+    assert "missing-message" in pg.locator("[data-hv=diagnostics]").inner_text()
+    assert pg.locator("[data-hv=token].hv-pg-diag-error").count() > 0
+    state = _kernel_state(lab_page)
+    assert state["n"] == 10 and state["origin"] == "tokens"
+    assert lab_page.errors == []
