@@ -6,12 +6,15 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import traitlets
 
+from harmony_viz.data import sample_path
 from harmony_viz.playground import PRESETS, PlaygroundWidget, playground
 from harmony_viz.playground._convert import conversation_from_scan, render
 from harmony_viz.render import Conversation, Message, RenderError
+from harmony_viz.runs import load_runs
 from harmony_viz.scanner import scan
 
 CONVERSATION_PRESETS = [n for n, p in PRESETS.items() if isinstance(p.load(), Conversation)]
@@ -214,6 +217,10 @@ def test_python_errors_name_the_fix(widget: PlaygroundWidget) -> None:
         widget.conversation = [{"role": "robot", "name": None, "content": []}]
     with pytest.raises(KeyError, match="known presets: plain-chat"):
         widget.load_preset("nope")
+    with pytest.raises(RenderError, match="unknown role 'robot'"):
+        playground({"messages": [{"role": "robot", "name": None, "content": []}]})
+    with pytest.raises(RenderError, match="a tool message needs an author name"):
+        playground([Message.from_role_and_content("tool", "42")])
 
 
 def test_diagnostics_are_read_only(widget: PlaygroundWidget) -> None:
@@ -291,6 +298,10 @@ def test_from_python_sources(enc) -> None:
     assert w.conversation == conv and w.tokens == render(conv)
     assert playground(json.loads(conv.to_json())).tokens == w.tokens  # a str is always Harmony text
     assert playground().preset == "plain-chat"
+    assert playground(np.array(ids, dtype=np.int32)).tokens == ids
+    run = load_runs(sample_path("finding5_runs/helpful-1.json"), progress=False)[0]
+    w = playground(run)
+    assert w.tokens == [*run.prompt_token_ids, *run.completion_token_ids] and w.origin == "tokens"
 
 
 def test_importing_harmony_viz_loads_no_widget_machinery() -> None:

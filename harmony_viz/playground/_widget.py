@@ -76,10 +76,14 @@ class PlaygroundWidget(anywidget.AnyWidget):
         else:
             try:
                 conv = coerce_conversation(source)
-            except RenderError:
+            except RenderError as exc:
                 from harmony_viz.trace import tokens_of  # a run record, or anything else replay accepts
 
-                self._take_stream(check_tokens(tokens_of(source)), "tokens")
+                try:
+                    ids = tokens_of(source)
+                except (ValueError, RenderError):
+                    raise exc from None  # it was meant as a conversation: say what is wrong with it
+                self._take_stream(check_tokens(ids), "tokens")
             else:
                 self._take_conversation(conv)
 
@@ -196,7 +200,7 @@ class PlaygroundWidget(anywidget.AnyWidget):
 
     def set_state(self, sync_data: dict[str, Any]) -> None:
         """Apply an edit from the browser; a bad one is reported in ``error``, never raised into the kernel."""
-        sync_data = {k: v for k, v in sync_data.items() if k not in ("diagnostics", "_stream", "_diff", "_controls", "presets", "origin")}
+        sync_data = {k: v for k, v in sync_data.items() if k not in _PYTHON_ONLY}
         if "tokens" in sync_data:
             try:
                 raw = sync_data["tokens"]
@@ -220,6 +224,10 @@ class PlaygroundWidget(anywidget.AnyWidget):
                 self.error = str(exc)
         elif content.get("type") == "close-replay":
             self.replay_widget = None
+
+
+# Traits only Python writes: a browser update to them is dropped.
+_PYTHON_ONLY = frozenset({"diagnostics", "origin", "presets", "replay_widget", "_stream", "_diff", "_controls"})
 
 
 def _is_ids(source: Any) -> bool:

@@ -14,6 +14,7 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, 
 }
 
 const EDIT_DELAY_MS = 350;
+const TYPING_GRACE_MS = 1500;
 const DIFF_CONTEXT = 12;  // unchanged tokens kept on each side of a change
 // Chips are plain DOM (no virtual window): past this many the chips stop, the raw editor keeps everything.
 const MAX_CHIPS = 6000;
@@ -27,6 +28,7 @@ export class PlaygroundView {
   private mode: "text" | "ids" = "text";
   private timer: number | undefined;
   private hovered = -1;
+  private lastCommit = -Infinity;
   private replayView: { el: HTMLElement; remove?(): void } | null = null;
 
   private presetSel = h("select", { "data-hv": "preset", title: "start from a preset" });
@@ -162,6 +164,10 @@ export class PlaygroundView {
   private messagesChanged(): void {
     const incoming = this.model.get("messages") ?? [];
     if (JSON.stringify(incoming) === JSON.stringify(this.msgs)) return;  // our own edit, echoed back
+    // While the user types, a reply to an older edit must not overwrite newer keystrokes;
+    // the pending (or next) commit sends the cards as they are now.
+    if (this.timer !== undefined) return;
+    if (this.cardsEl.contains(document.activeElement) && performance.now() - this.lastCommit < TYPING_GRACE_MS) return;
     this.msgs = clone(incoming);
     this.renderCards();
   }
@@ -169,7 +175,7 @@ export class PlaygroundView {
   /** Send the edited list to Python (debounced while typing). */
   private commit(now = false): void {
     if (this.timer !== undefined) window.clearTimeout(this.timer);
-    const send = () => { this.timer = undefined; this.model.set("messages", clone(this.msgs)); this.model.save_changes(); };
+    const send = () => { this.timer = undefined; this.lastCommit = performance.now(); this.model.set("messages", clone(this.msgs)); this.model.save_changes(); };
     if (now) send(); else this.timer = window.setTimeout(send, EDIT_DELAY_MS);
   }
 

@@ -82,6 +82,20 @@ def test_editing_a_message_changes_the_tokens(lab_page) -> None:
     assert lab_page.evaluate("window.__hv_pg_xss") is None
 
 
+def test_typing_keystroke_by_keystroke_loses_nothing(lab_page) -> None:
+    pg = lab_page.locator(".hv-pg").first
+    box = pg.locator("[data-hv=card][data-message='2'] [data-hv=content]")
+    before = box.input_value()
+    box.click()
+    box.press("End")
+    box.press_sequentially(" Thanks, truly!", delay=60)  # replies to earlier keystrokes arrive mid-typing
+    lab_page.wait_for_timeout(1200)
+    box.blur()
+    lab_page.wait_for_function("() => document.querySelector('.hv-pg [data-hv=tokens]').innerText.includes('truly')", timeout=30_000)
+    assert box.input_value() == before + " Thanks, truly!"
+    assert _kernel_state(lab_page)["texts"][2] == before + " Thanks, truly!"
+
+
 def test_hover_explains_control_tokens_and_finds_the_card(lab_page) -> None:
     pg = lab_page.locator(".hv-pg").first
     chip = pg.locator("[data-hv=token][data-id='200012']").first
