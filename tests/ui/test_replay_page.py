@@ -80,7 +80,7 @@ def test_stepping_updates_the_panels(page, xss_trace: Trace, tmp_path: Path) -> 
     assert page.locator("[data-hv=token].hv-cur").count() == 1
     page.click("[data-hv=last]")
     log = page.eval_on_selector_all("[data-hv=log] .hv-ev", "els => els.length")
-    assert log == min(120, len(xss_trace.events()))
+    assert log == min(50, len(xss_trace.events()))
     page.click("[data-hv=first]")
     assert _step(page) == 0 and page.inner_text("[data-hv=events]") == "nothing fed yet"
 
@@ -133,9 +133,9 @@ def test_diagnostics_link_to_their_tokens(page, corpus_dir, tmp_path: Path) -> N
     assert trace.diagnostics, "this run has diagnostics (bare commentary channel)"
     _open(page, trace, tmp_path, step=trace.n_steps - 1)
     items = page.locator("[data-hv=diagnostics] .hv-diag")
-    assert items.count() == min(120, len(trace.diagnostics))
+    assert items.count() == min(50, len(trace.diagnostics))
     codes = page.eval_on_selector_all("[data-hv=diagnostics] .hv-diag", "els => els.map(e => e.dataset.code)")
-    assert codes == [d.code for _, d in trace.diagnostics][-120:]
+    assert codes == [d.code for _, d in trace.diagnostics][-50:]
     items.last.click()
     _, diag = trace.diagnostics[-1]
     lit = page.eval_on_selector_all("[data-hv=token].hv-hl", "els => els.map(e => +e.dataset.i)")
