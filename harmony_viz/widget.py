@@ -1,8 +1,11 @@
 """The replay widget: a token stream replayed through the scanner, step by step, in a notebook.
 
->>> w = replay("<|start|>assistant<|channel|>final<|message|>Hi<|end|>")  # doctest: +SKIP
+>>> w = replay("<|start|>assistant<|channel|>final<|message|>Hi<|end|>")
+>>> w.n_steps
+9
 >>> w.step = 5            # move the replay from Python; the browser follows
->>> w.save_html("replay.html")
+>>> w.save_html("replay.html")  # doctest: +SKIP
+PosixPath('replay.html')
 """
 
 from __future__ import annotations
@@ -157,8 +160,8 @@ def replay(source: Any, chunking: str = "token", *, role: str | None = None, ste
     Chunkings: {chunkings}. ``role`` is for a completion that starts inside an assistant
     message; ``step=-1`` opens at the end of the stream.
 
-    >>> w = replay([200006, 173781, 200008, 12194, 200007], chunking="every:2")  # doctest: +SKIP
-    >>> w.n_steps  # doctest: +SKIP
+    >>> w = replay([200006, 173781, 200008, 12194, 200007], chunking="every:2")
+    >>> w.n_steps  # before anything, 3 chunks of up to 2 tokens, end of stream
     5
     """
     return ReplayWidget(tokens_of(source), chunking, role=role, step=step)

@@ -158,9 +158,13 @@ def test_import_harmony_viz_stays_light() -> None:
 
 def test_js_and_python_versions_agree() -> None:
     import harmony_viz
+    from harmony_viz.trace._payload import FORMAT_VERSION
 
     package = json.loads((ROOT / "js" / "package.json").read_text(encoding="utf-8"))
     assert package["version"] == harmony_viz.__version__
+    # the payload layout: Python writes the version the frontend reads
+    source = (ROOT / "js" / "src" / "trace.ts").read_text(encoding="utf-8")
+    assert f"export const FORMAT_VERSION = {FORMAT_VERSION};" in source
 
 
 # ---- harmony-viz html ------------------------------------------------------------
@@ -203,3 +207,13 @@ def test_cli_html_user_errors_are_one_line_exit_2(tmp_path: Path, capsys, monkey
     assert main(argv) == 2
     assert capsys.readouterr().err == message
     assert not (tmp_path / "x.html").exists()
+
+
+def test_cli_html_reads_a_conversation(tmp_path: Path, capsys) -> None:
+    render = pytest.importorskip("harmony_viz.render")
+    conv = {"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "channel": "final", "content": "Hello"}]}
+    src = tmp_path / "conv.json"
+    src.write_text(json.dumps(conv), encoding="utf-8")
+    assert main(["html", str(src), "-o", str(tmp_path / "c.html")]) == 0
+    n = len(render.render_conversation(render.Conversation.from_json(conv)))
+    assert f"({n} tokens, {n + 2} steps" in capsys.readouterr().err

@@ -78,8 +78,8 @@ class Trace:
     Build one with :meth:`Trace.build`; the widget and the standalone page draw from it.
 
     >>> t = Trace.build([200006, 173781, 200008, 12194, 200007], "token")
-    >>> [len(s.events) for s in t.steps]  # doctest: +SKIP
-    [0, 0, 0, 1, 1, 1, 0]
+    >>> [len(s.events) for s in t.steps]  # start, header tokens, <|message|>, "Hi", <|end|>, flush
+    [0, 0, 0, 2, 1, 1, 0]
     """
 
     tokens: np.ndarray

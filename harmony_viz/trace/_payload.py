@@ -102,8 +102,8 @@ def encode(trace: Trace) -> tuple[dict[str, Any], bytes]:
     cols.add("tokens", inverse)  # each token as an index into the vocabulary table
     cols.add("step_ends", [s.end for s in trace.steps], delta=True)
     if trace.unit == "char":
+        # the text itself is not sent: the browser decodes it from the token bytes it already has
         cols.add("token_chars", trace.token_char_starts, delta=True)
-        cols.add_bytes("text", (trace.text or "").encode("utf-8"))
 
     messages = _messages(trace)
     kind_of = {m["index"]: m["kind"] for m in messages}

@@ -2,6 +2,9 @@
 // Pure logic, no DOM: unit-tested under node.
 import type { ColumnDescriptor, MessageMeta, RawEvent, ShownEvent, TraceMeta } from "./types";
 
+/** The payload layout this code reads; harmony_viz/trace/_payload.py writes the same number. */
+export const FORMAT_VERSION = 2;
+
 const SIZES: Record<string, number> = { u1: 1, i1: 1, u2: 2, i2: 2, u4: 4, i4: 4 };
 
 /** Read one column out of the buffer into a fresh Int32Array (or Uint8Array for raw bytes), undoing delta coding. */
@@ -80,6 +83,9 @@ export class TraceData {
   private snap: Record<string, { steps: Int32Array; values: Int32Array; kind: string }>;
 
   constructor(meta: TraceMeta, view: DataView) {
+    if (meta.version !== FORMAT_VERSION) {
+      throw new Error(`trace format ${meta.version} but this frontend reads ${FORMAT_VERSION}; rebuild the frontend (npm run build in js/) or reinstall harmony-viz`);
+    }
     this.meta = meta;
     const byName = new Map(meta.columns.map((c) => [c.name, c]));
     const col = (name: string): Int32Array => {
@@ -106,7 +112,7 @@ export class TraceData {
     this.stepEnds = col("step_ends");
     this.nSteps = this.stepEnds.length;
     this.tokenChars = byName.has("token_chars") ? col("token_chars") : null;
-    this.text = byName.has("text") ? decoder.decode(bytes("text")) : null;
+    this.text = this.tokenChars ? this.unitTextTokens(0, this.nTokens) : null;
     this.chars = this.text === null ? null : Array.from(this.text);
 
     this.deltaStep = col("delta.step");

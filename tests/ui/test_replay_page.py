@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from harmony_viz.html import page_html
-from harmony_viz.scanner import ContentDelta
 from harmony_viz.trace import Trace, tokens_of
 from _replay_streams import XSS_TEXT, finding5
 
