@@ -95,3 +95,4 @@ def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+

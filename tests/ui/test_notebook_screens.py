@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from _lab import open_notebook
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +40,7 @@ _ERRORS = """() => window.jupyterapp.shell.currentWidget.content.widgets
 
 _SHUTDOWN = """async () => {
     const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-    if (w && w.sessionContext) await w.sessionContext.shutdown();
+    if (w && w.sessionContext) await Promise.race([w.sessionContext.shutdown(), new Promise(r => setTimeout(r, 20000))]);
 }"""
 
 
@@ -61,12 +63,7 @@ def test_notebook_runs_in_jupyterlab_and_draws(name: str, browser, jupyter_lab, 
     page.on("pageerror", lambda e: page_errors.append(str(e)))
     try:
         # ?reset: a fresh workspace, so notebooks opened by earlier tests are not restored beside this one
-        page.goto(f"{jupyter_lab['url']}/lab/tree/{name}?reset")
-        page.wait_for_function(
-            f"() => window.jupyterapp && window.jupyterapp.shell.currentWidget && window.jupyterapp.shell.currentWidget.context.path === {name!r}",
-            timeout=90_000,
-        )
-        page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.sessionContext.ready; }")
+        open_notebook(page, jupyter_lab, name)
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
         page.wait_for_function(_DONE, timeout=300_000, polling=1000)
         assert page.evaluate(_ERRORS) == []

@@ -13,6 +13,8 @@ from harmony_viz.playground import playground
 from harmony_viz.playground._convert import render
 from harmony_viz.render import Conversation
 
+from _lab import open_notebook
+
 pytestmark = pytest.mark.browser
 
 XSS = "<img src=x onerror=\"window.__hv_pg_xss=1\"> &amp;"
@@ -35,9 +37,7 @@ def lab_page(browser, jupyter_lab):
     page = context.new_page()
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.goto(f"{jupyter_lab['url']}/lab/tree/playground.ipynb")
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget && window.jupyterapp.shell.currentWidget.sessionContext", timeout=90_000)
-    page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.sessionContext.ready; }")
+    open_notebook(page, jupyter_lab, "playground.ipynb")
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     page.wait_for_function("() => document.querySelectorAll('.hv-pg [data-hv=token]').length > 0", timeout=120_000)
     yield page

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from _lab import open_notebook
 
 from harmony_viz.trace import Trace, tokens_of
 from _replay_streams import XSS_TEXT, finding5
@@ -42,15 +43,13 @@ def lab_page(browser, jupyter_lab, corpus_dir):
     page.errors = []
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     # a workspace of its own, reset: other tests' notebooks sharing this server are not reopened here
-    page.goto(f"{jupyter_lab['url']}/lab/workspaces/hv-replay/tree/hv_replay_widget.ipynb?reset")
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget && window.jupyterapp.shell.currentWidget.sessionContext", timeout=90_000)
-    page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.sessionContext.ready; }")
+    open_notebook(page, jupyter_lab, "hv_replay_widget.ipynb")
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     page.wait_for_function("() => document.querySelectorAll('.hv-root').length === 2", timeout=120_000)
     page.wait_for_function("() => document.querySelectorAll('.hv-root [data-hv=step]')[0].dataset.step === '5'", timeout=60_000)
     yield page
     # stop this notebook's kernel so later tests on the shared server do not pay for it
-    page.evaluate("async () => { const w = window.jupyterapp.shell.currentWidget; if (w && w.sessionContext) await w.sessionContext.shutdown(); }")
+    page.evaluate("async () => { const w = window.jupyterapp.shell.currentWidget; if (w && w.sessionContext) await Promise.race([w.sessionContext.shutdown(), new Promise(r => setTimeout(r, 20000))]); }")
     context.close()
 
 
