@@ -10,6 +10,8 @@ PosixPath('replay.html')
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +53,12 @@ class ReplayWidget(anywidget.AnyWidget):
     _live = traitlets.Bool(True).tag(sync=True)
 
     def __init__(self, tokens: list[int], chunking: str = "token", *, role: str | None = None, step: int = 0, **kwargs: Any) -> None:
-        self._tokens = tokens
+        self._tokens = list(tokens)
         self._role = role
+        self._live_run: str | None = None
+        self._live_dirty = False
+        self._live_last = 0.0
+        self._live_cost = 0.0
         trace = Trace.build(tokens, chunking, role=role)
         meta, columns = trace.to_payload()
         self._trace = trace
@@ -121,6 +127,48 @@ class ReplayWidget(anywidget.AnyWidget):
             sync_data = {k: v for k, v in sync_data.items() if k != "step"}
             self.send_state("step")
         super().set_state(sync_data)
+
+    # ---- live view: follow a recording while it runs -------------------------------------
+    def start_live(self, prompt_ids: Sequence[int] = (), *, run_id: str | None = None) -> None:
+        """Show ``prompt_ids`` and follow the tokens that ``append_tokens`` brings (e.g. from ``record(live=…)``)."""
+        self._tokens = [int(t) for t in prompt_ids]
+        self._live_run = run_id
+        self._live_dirty = False
+        self._rebuild(follow=True)
+
+    def append_tokens(self, token_ids: Sequence[int], times: Sequence[float] | None = None) -> None:
+        """Add tokens to the end of the stream; the view follows when it was showing the end.
+
+        Rebuilding the trace costs time linear in the stream, so while tokens arrive faster
+        than that, rebuilds are spaced out (at most a quarter of the time is spent on them);
+        ``finish_live`` draws whatever is still pending.
+        """
+        self._tokens.extend(int(t) for t in token_ids)
+        self._live_dirty = True
+        now = time.perf_counter()
+        if now - self._live_last >= 4 * self._live_cost:
+            self._rebuild(follow=self.step == self._trace.n_steps - 1)
+
+    def finish_live(self) -> None:
+        """Draw the tokens still pending at the end of a recording."""
+        if self._live_dirty:
+            self._rebuild(follow=self.step == self._trace.n_steps - 1)
+
+    def _rebuild(self, *, follow: bool) -> None:
+        start = time.perf_counter()
+        trace = Trace.build(self._tokens, str(self._trace.chunking), role=self._role)
+        meta, columns = trace.to_payload()
+        step = trace.n_steps - 1 if follow else min(self.step, trace.n_steps - 1)
+        self._trace = trace
+        self._api = _api_views(trace)
+        with self.hold_sync():
+            self._meta = meta
+            self._columns = columns
+            self.step = step
+        self.api_view = self._api.at(self.step)
+        self._live_dirty = False
+        self._live_last = time.perf_counter()
+        self._live_cost = self._live_last - start
 
     def save_html(self, path: str | Path, *, title: str | None = None) -> Path:
         """Write this replay as one self-contained HTML page (no kernel, no network), at the current step."""

@@ -173,9 +173,12 @@ def test_recording_notebook_records_charts_and_replays_on_cpu(run_notebook, note
     runs = load_runs(runs_file)
     assert len(runs) == 4 and all(len(r.token_times or ()) == len(r.completion_token_ids) > 0 for r in runs)
     # the replay shows the last of them, opened where its prompt ends
-    (replay,) = _replays(nb)
+    replay, live = _replays(nb)
     assert replay["_meta"]["n_tokens"] == len(runs[-1].prompt_token_ids) + len(runs[-1].completion_token_ids)
     assert replay["step"] == len(runs[-1].prompt_token_ids)
+    # the live view followed a fifth recording to its end
+    shown, prompt, recorded = map(int, re.search(r"live view: (\d+) tokens = (\d+) prompt \+ (\d+) recorded", text).groups())
+    assert shown == prompt + recorded == live["_meta"]["n_tokens"] and recorded > 0
 
 
 def test_committed_notebooks_carry_no_outputs() -> None:

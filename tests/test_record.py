@@ -357,3 +357,19 @@ def test_sampling_with_a_seed_is_reproducible(tiny) -> None:  # noqa: ANN001
     assert runs[0].completion_token_ids == runs[1].completion_token_ids
     assert runs[0].completion_token_ids != runs[2].completion_token_ids
     assert runs[0].metadata.sampling == {"temperature": 1.0, "top_p": 0.9, "top_logprobs": 0, "max_new_tokens": 6, "max_turns": 8}
+
+
+def test_the_replay_widget_follows_a_recording_live(tiny, oracle) -> None:  # noqa: ANN001
+    """The real ReplayWidget as ``live=``: it ends showing the whole recorded stream, at its last step."""
+    from harmony_viz.trace import Trace
+    from harmony_viz.widget import replay
+
+    script = continuation(oracle, [ANALYSIS_1, CALL_1]) + continuation(oracle, [FINAL], stop=RETURN)
+    widget = replay([])
+    run = record(tiny, PROMPT, tools="demo", date=DATE, temperature=0, logits_processors=[Script(script)], live=widget, run_id="live")
+    stream = list(run.prompt_token_ids) + list(run.completion_token_ids)
+    assert list(widget.trace.tokens) == stream
+    assert widget.step == widget.n_steps - 1
+    expected = Trace.build(stream, "token")
+    assert [(m.role, m.channel, m.recipient) for m in widget.trace.messages] == [(m.role, m.channel, m.recipient) for m in expected.messages]
+    assert widget.get_state()["_columns"] == expected.to_payload()[1]

@@ -23,6 +23,7 @@ class LiveFollower:
                 f"method; pass the replay widget, or use on_token=callback"
             )
         self._append = append
+        self._widget = widget
         self.run_id = run_id
         self.interval = interval
         self._ids: list[int] = []
@@ -48,6 +49,9 @@ class LiveFollower:
 
     def close(self) -> None:
         self.flush()
+        finish = getattr(self._widget, "finish_live", None)
+        if callable(finish):
+            finish()
 
 
 def follow(widget: Any, run_id: str, prompt_ids: Sequence[int]) -> LiveFollower:
