@@ -117,3 +117,13 @@ def test_bench_prints_ratios(corpus_dir, capsys, monkeypatch):
     assert re.fullmatch(r"corpus: 1\d\d real token streams that openai-harmony parses strictly, [\d,]+ tokens \(.*\)", lines[0])
     assert re.fullmatch(r"  per-token feed vs StreamableParser.process: ours [\d.]+ M tok/s, reference [\d.]+ M tok/s, ratio [\d.]+x \(rounds: [\d.]+\)", lines[2])
     assert re.fullmatch(r"trace of every step, 3,000 tokens fed one at a time: \d+ MB \(\d+ B/step: events, step offsets, snapshots\), limit 300 MB; .*", lines[4])
+
+
+def test_bench_extra_times_the_renderer_and_projections(corpus_dir, capsys, monkeypatch):
+    rc, out, err = cli(capsys, monkeypatch, "bench", "--corpus", str(corpus_dir), "--rounds", "1", "--trace-tokens", "0", "--extra")
+    assert (rc, err) == (0, "")
+    lines = out.splitlines()
+    render = [l for l in lines if re.fullmatch(r"  .+ \([\d,]+ tokens\): ours [\d.]+ ms, openai-harmony [\d.]+ ms, ratio [\d.]+x", l)]
+    assert len(render) == 2
+    cases = [l.split()[0] for l in lines if re.fullmatch(r"\S+.*\s[\d.]+ ms\s+[\d.]+x scan\s+[\d.]+ us/token", l)]
+    assert cases[0] == "scan" and len(cases) == 4

@@ -21,6 +21,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--corpus", default=None, metavar="DIR", help="folder of real transcripts (default: $HARMONY_VIZ_CORPUS, else ../shared/corpus)")
     p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (default 5)")
     p.add_argument("--trace-tokens", type=int, default=1_000_000, metavar="N", help="length of the stream whose full trace is measured (default 1,000,000; 0 skips it)")
+    p.add_argument("--extra", action="store_true", help="also time the renderer against openai-harmony and the API projections against the scanner")
     p.set_defaults(func=run)
 
 
@@ -44,5 +45,20 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError("the benchmark compares against openai-harmony: install with `pip install openai-harmony==0.0.8`") from None
     from harmony_viz.scanner._bench import report
 
-    report(_corpus(args.corpus), rounds=args.rounds, trace_tokens=args.trace_tokens)
+    corpus = _corpus(args.corpus)
+    report(corpus, rounds=args.rounds, trace_tokens=args.trace_tokens)
+    if args.extra:
+        _extra(corpus, args.rounds)
     return 0
+
+
+def _extra(corpus: Path, rounds: int) -> None:
+    from harmony_viz.projections._bench import bench_projections, format_report
+    from harmony_viz.render._bench import bench_render, format_render
+    from harmony_viz.scanner._bench import corpus_streams
+
+    print(f"render: {rounds} interleaved rounds, median (ratio = our time / openai-harmony's)")
+    print(format_render(bench_render(rounds=rounds)))
+    longest = max(corpus_streams(corpus), key=len)
+    print(f"projections on the longest stream ({len(longest):,} tokens, one token a step), against the scan alone:")
+    print(format_report(bench_projections(longest, rounds=rounds), len(longest)))
