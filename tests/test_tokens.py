@@ -74,3 +74,16 @@ def test_wrong_vocabulary_file_is_refused(tmp_path):
 def test_every_special_literal_round_trips(enc, literal):
     token = special_by_literal(literal)
     assert enc.decode([token.id]) == literal
+
+
+def test_cli_without_vocabulary_says_one_line_and_exits_2(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("TIKTOKEN_ENCODINGS_BASE", "TIKTOKEN_CACHE_DIR")}
+    env.update(TIKTOKEN_CACHE_DIR=str(tmp_path / "cache"), HTTPS_PROXY="http://127.0.0.1:9", https_proxy="http://127.0.0.1:9")
+    result = subprocess.run(
+        [sys.executable, "-m", "harmony_viz", "parse", "-"], input="<|start|>user<|message|>hi<|end|>",
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("harmony-viz parse: no o200k_base vocabulary")
+    assert "TIKTOKEN_ENCODINGS_BASE" in lines[0] and "TIKTOKEN_CACHE_DIR" in lines[0]

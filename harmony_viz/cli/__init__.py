@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from harmony_viz.cli._common import CLIError
+from harmony_viz.tokens import VocabularyError
 
 # Order is the order shown in --help.
 _SUBCOMMANDS = (
@@ -59,6 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except CLIError as exc:
+        print(f"harmony-viz {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except VocabularyError as exc:
         print(f"harmony-viz {args.command}: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
