@@ -13,7 +13,7 @@ leading ``system`` / ``developer`` text    developer ``# Instructions`` (joined 
 a later ``system`` / ``developer``         a developer message with that text
 ``user``                                   user message
 assistant ``reasoning_content``/           assistant ``analysis`` message
-``reasoning``
+``reasoning``/``thinking``
 assistant ``content`` without tool calls   assistant ``final`` message
 assistant ``content`` with tool calls      assistant ``commentary`` message (a preamble)
 each ``tool_calls[i]``                     assistant ``commentary`` to ``functions.NAME``,
@@ -48,6 +48,7 @@ from harmony_viz.render._model import (
 __all__ = ["conversation_from_chat"]
 
 _CHAT_ROLES = ("system", "developer", "user", "assistant", "tool")
+_REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
 
 
 def _text(content: Any, path: str) -> str:
@@ -114,10 +115,12 @@ def _call_names(messages: list[Any]) -> dict[str, str]:
 
 def _assistant(m: Mapping[str, Any], path: str) -> list[Message]:
     out = []
-    reasoning = m.get("reasoning_content", m.get("reasoning"))
+    # vLLM's name first, then the older one, then Hugging Face's (what gpt-oss templates read).
+    key = next((k for k in _REASONING_KEYS if m.get(k) is not None), _REASONING_KEYS[0])
+    reasoning = m.get(key)
     if reasoning:
         if not isinstance(reasoning, str):
-            raise RenderError(f"{path}.reasoning_content", f"expected a string, got {typename(reasoning)}")
+            raise RenderError(f"{path}.{key}", f"expected a string, got {typename(reasoning)}")
         out.append(Message.from_role_and_content(Role.ASSISTANT, reasoning).with_channel("analysis"))
     text = _text(m.get("content"), f"{path}.content")
     calls = m.get("tool_calls") or []
