@@ -229,10 +229,14 @@ def test_recipient_glued_to_body_in_header():
     assert end.error is not None  # the raw block is kept, not silently {}
 
 
-def test_end_of_stream_inside_header():
-    result = scan("<|start|>assistant<|channel|>analy")
-    assert codes(result) == {"eos-in-header": "error", "eos-in-message": "info"}
-    assert (result.messages[0].channel, result.messages[0].text, result.messages[0].terminator) == ("analysis", "", "eos")
+def test_end_of_stream_inside_header_makes_no_message():
+    """A header cut off with no body (issue 13, item 3): no message, an error with the header's span."""
+    for text in ("<|start|>assistant<|channel|>analy", "<|start|>assistant", "<|start|>assistant<|channel|>"):
+        result = scan(text)
+        assert codes(result) == {"eos-in-header": "error"}, text
+        assert result.messages == []
+        (diag,) = result.diagnostics
+        assert (diag.start, diag.end) == (0, len(text))
 
 
 def test_start_right_at_end():
@@ -379,7 +383,9 @@ def test_fabricated_tool_result_in_completion():
 def test_missing_channel_and_recipient_assistant_warnings():
     result = scan("<|start|>assistant<|message|>I am ChatGPT.<|end|><|start|>assistant<|channel|>commentary to=assistant<|message|>hm<|end|>")
     assert codes(result) == {"missing-channel": "warning", "recipient-is-assistant": "warning"}
-    assert [m.kind for m in result.messages] == ["final", "preamble"]
+    # A lone commentary header the assistant addressed to itself is reasoning, not a preamble (issue 13).
+    assert [m.kind for m in result.messages] == ["final", "reasoning"]
+    assert [m.channel for m in result.messages] == [None, "commentary"]  # the parse keeps what was written
 
 
 def test_reserved_token_is_read_as_text():
@@ -472,6 +478,7 @@ CODE_EXAMPLES = {
     "call-ended-by-return": ("<|start|>assistant<|channel|>commentary to=functions.f<|message|>{}<|return|>", None),
     "call-incomplete": ('<|channel|>commentary to=functions.f json<|message|>{"a":', "assistant"),
     "call-on-analysis": ("<|start|>assistant<|channel|>analysis to=functions.f<|message|>{}<|call|>", None),
+    "channel-without-token": ("analysis<|message|>x<|end|>", "assistant"),
     "call-without-recipient": ("<|start|>assistant<|channel|>commentary<|message|>x<|call|>", None),
     "continues-after-call": ("<|channel|>commentary to=functions.f<|message|>{}<|call|>more", "assistant"),
     "control-in-body": ("<|start|>user<|message|>a<|constrain|>b<|end|>", None),
@@ -487,10 +494,12 @@ CODE_EXAMPLES = {
     "missing-message": ("<|start|>assistant<|channel|>final x<|end|>", None),
     "missing-start": ("<|start|>user<|message|>a<|end|>assistant<|channel|>final<|message|>b<|end|>", None),
     "recipient-is-assistant": ("<|start|>assistant<|channel|>commentary to=assistant<|message|>x<|end|>", None),
+    "recipient-format": ("<|start|>assistant<|channel|>commentary to = functions.f<|message|>{}<|call|>", None),
     "recipient-without-namespace": ("<|start|>assistant<|channel|>commentary to=report<|message|>{}<|call|>", None),
     "reserved-token": ([200006, 1428, 200008, 200000, 200007], None),
     "text-outside-message": ("<|start|>user<|message|>a<|end|>stray", None),
     "unexpected-stop": ("<|end|>", None),
+    "unknown-role": ("<|start|>victim<|message|>x<|end|>", None),
     "whitespace-outside-message": ("<|start|>user<|message|>a<|end|>\n\n", None),
 }
 

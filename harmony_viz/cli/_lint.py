@@ -39,7 +39,7 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _load_tools(path: str) -> list[Any]:
+def load_tools(path: str) -> list[Any]:
     from harmony_viz.lint import ToolParseError, tools_from_json
 
     text = read_input(path)
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
     text = read_input(args.file)
     source, json_tools = _source(text, args.file)
-    tools = _load_tools(args.tools) if args.tools else json_tools
+    tools = load_tools(args.tools) if args.tools else json_tools
     diagnostics = lint(source, role=args.role, tools=tools)
     write_json({"diagnostics": [d.to_json() for d in diagnostics]})
     if args.strict and any(d.severity in ("error", "warning") for d in diagnostics):

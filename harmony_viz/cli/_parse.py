@@ -34,6 +34,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--output", choices=OUTPUTS, default="messages", help="messages (one JSON object, default), events (one JSON object a line), or an API projection")
     p.add_argument("--chunk-seed", type=int, default=None, metavar="N", help="feed the input in random-size chunks drawn from seed N (messages and diagnostics must not change)")
     p.add_argument("--legacy-vllm", action="store_true", help="projections only: reproduce vLLM's older shape (preambles hidden as reasoning)")
+    p.add_argument("--tools", metavar="TOOLS.json", help="projections only: the request's tools (the JSON `lint --tools` reads); a bare or dotted recipient that names one is a function_call, not an mcp_call")
+    p.add_argument("--reasoning-field", choices=("reasoning_content", "reasoning", "both"), default="reasoning_content", help="chat projections: the reasoning field's name (vLLM 0.32 sends `reasoning`; older vLLM, SGLang and llama.cpp `reasoning_content`)")
     p.add_argument("--strict", action="store_true", help="exit 1 when any error diagnostic is found")
     p.set_defaults(func=run)
 
@@ -89,11 +91,11 @@ def run(args: argparse.Namespace) -> int:
         for ev in events:
             write_json(event_to_json(ev))
     else:
-        try:
-            from harmony_viz.projections import project_for_cli
-        except ImportError:
-            raise CLIError(f"--output {args.output} needs harmony_viz.projections, which is not built yet; use --output messages or events") from None
-        projected = project_for_cli(args.output, steps, legacy_vllm=args.legacy_vllm)
+        from harmony_viz.cli._lint import load_tools
+        from harmony_viz.projections import project_for_cli
+
+        tools = load_tools(args.tools) if args.tools else None
+        projected = project_for_cli(args.output, steps, legacy_vllm=args.legacy_vllm, tools=tools, reasoning_field=args.reasoning_field)
         if args.output.endswith("-stream"):
             for item in projected:
                 write_json(item)

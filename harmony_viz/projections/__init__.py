@@ -15,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from harmony_viz.projections._chat import REASONING_FIELDS, ReasoningField
 from harmony_viz.projections._projector import OUTPUTS, Output, Projector
-from harmony_viz.projections._turn import CallTarget, classify_recipient
+from harmony_viz.projections._sdk import SDKValidationError, sdk_object, validate
+from harmony_viz.projections._turn import CallTarget, classify_recipient, declared_names
 from harmony_viz.projections._usage import Units, Usage
 from harmony_viz.scanner._events import Event
 
@@ -25,47 +27,78 @@ __all__ = [
     "OUTPUTS",
     "Output",
     "Projector",
+    "REASONING_FIELDS",
+    "ReasoningField",
+    "SDKValidationError",
     "Usage",
     "chat_completion",
     "chat_completion_chunks",
     "classify_recipient",
+    "declared_names",
     "project_for_cli",
     "response",
     "response_events",
+    "sdk_object",
     "usage",
+    "validate",
 ]
 
 
-def _run(steps: Iterable[Iterable[Event]], legacy_vllm: bool, model: str, id_prefix: str, units: Units = "auto") -> Projector:
-    p = Projector(legacy_vllm=legacy_vllm, model=model, id_prefix=id_prefix, units=units)
+Tools = Sequence[object] | None
+
+
+def _run(steps: Iterable[Iterable[Event]], legacy_vllm: bool, model: str, id_prefix: str, units: Units = "auto", **kw: Any) -> Projector:
+    p = Projector(legacy_vllm=legacy_vllm, model=model, id_prefix=id_prefix, units=units, **kw)
     for step in steps:
         p.add(step)
     p.finish()
     return p
 
 
-def chat_completion(events: Iterable[Event], *, legacy_vllm: bool = False, model: str = "gpt-oss", id_prefix: str = "") -> dict[str, Any]:
-    """The ``chat.completion`` object a server returns for this finished stream."""
-    return _run([events], legacy_vllm, model, id_prefix).chat()
+def chat_completion(
+    events: Iterable[Event],
+    *,
+    legacy_vllm: bool = False,
+    model: str = "gpt-oss",
+    id_prefix: str = "",
+    tools: Tools = None,
+    reasoning_field: ReasoningField = "reasoning_content",
+) -> dict[str, Any]:
+    """The ``chat.completion`` object a server returns for this finished stream.
+
+    ``tools``: the request's tools (Chat Completions or Responses tool objects, or names);
+    ``reasoning_field``: ``reasoning_content`` (default), ``reasoning`` (vLLM 0.32) or ``both``.
+    """
+    return _run([events], legacy_vllm, model, id_prefix, tools=tools, reasoning_field=reasoning_field).chat()
 
 
 def chat_completion_chunks(
-    steps: Iterable[Iterable[Event]], *, legacy_vllm: bool = False, model: str = "gpt-oss", id_prefix: str = ""
+    steps: Iterable[Iterable[Event]],
+    *,
+    legacy_vllm: bool = False,
+    model: str = "gpt-oss",
+    id_prefix: str = "",
+    tools: Tools = None,
+    reasoning_field: ReasoningField = "reasoning_content",
 ) -> list[dict[str, Any]]:
     """The ``chat.completion.chunk`` objects a server streams when output arrives in these steps."""
-    return _run(steps, legacy_vllm, model, id_prefix).chat_chunks
+    return _run(steps, legacy_vllm, model, id_prefix, tools=tools, reasoning_field=reasoning_field).chat_chunks
 
 
-def response(events: Iterable[Event], *, legacy_vllm: bool = False, model: str = "gpt-oss", id_prefix: str = "") -> dict[str, Any]:
-    """The Responses API ``response`` object for this finished stream."""
-    return _run([events], legacy_vllm, model, id_prefix).response()
+def response(events: Iterable[Event], *, legacy_vllm: bool = False, model: str = "gpt-oss", id_prefix: str = "", tools: Tools = None) -> dict[str, Any]:
+    """The Responses API ``response`` object for this finished stream.
+
+    A recipient that is neither ``functions.*`` nor a builtin is a ``function_call`` when
+    ``tools`` declares it, else an ``mcp_call``.
+    """
+    return _run([events], legacy_vllm, model, id_prefix, tools=tools).response()
 
 
 def response_events(
-    steps: Iterable[Iterable[Event]], *, legacy_vllm: bool = False, model: str = "gpt-oss", id_prefix: str = ""
+    steps: Iterable[Iterable[Event]], *, legacy_vllm: bool = False, model: str = "gpt-oss", id_prefix: str = "", tools: Tools = None
 ) -> list[dict[str, Any]]:
     """The Responses streaming events (``response.created`` … ``response.completed``) for these steps."""
-    return _run(steps, legacy_vllm, model, id_prefix).response_events
+    return _run(steps, legacy_vllm, model, id_prefix, tools=tools).response_events
 
 
 def usage(events: Iterable[Event], *, legacy_vllm: bool = False, units: Units = "auto") -> Usage:
@@ -73,7 +106,14 @@ def usage(events: Iterable[Event], *, legacy_vllm: bool = False, units: Units = 
     return _run([events], legacy_vllm, "gpt-oss", "", units).usage()
 
 
-def project_for_cli(output: str, steps: Sequence[Sequence[Event]], *, legacy_vllm: bool = False) -> dict[str, Any] | list[dict[str, Any]]:
+def project_for_cli(
+    output: str,
+    steps: Sequence[Sequence[Event]],
+    *,
+    legacy_vllm: bool = False,
+    tools: Tools = None,
+    reasoning_field: ReasoningField = "reasoning_content",
+) -> dict[str, Any] | list[dict[str, Any]]:
     """The view ``output`` (chat, chat-stream, responses, responses-stream) of a parsed stream.
 
     ``steps`` holds the events of each feed, the last from flush. Non-stream outputs give
@@ -81,4 +121,4 @@ def project_for_cli(output: str, steps: Sequence[Sequence[Event]], *, legacy_vll
     """
     if output not in OUTPUTS:
         raise ValueError(f"unknown output {output!r}; expected one of {', '.join(OUTPUTS)}")
-    return _run(steps, legacy_vllm, "gpt-oss", "").current(output)  # type: ignore[arg-type]
+    return _run(steps, legacy_vllm, "gpt-oss", "", tools=tools, reasoning_field=reasoning_field).current(output)  # type: ignore[arg-type]

@@ -1,28 +1,47 @@
 """Chat Completions projection: the ``chat.completion`` object and its stream of chunks.
 
-Correct server (vLLM after seed 001): ``content`` is final text and preambles joined with
-``"\\n"``; ``reasoning_content`` is analysis; every ``functions.*`` call is a
-``tool_calls`` entry with its raw body as ``arguments``; builtin calls (browser, python,
-container) count as reasoning; MCP calls are not shown. Legacy mode (vLLM before the
-fix): ``content`` is every non-analysis message joined, tool-call JSON included.
+Correct server (vLLM after seed 001), by the one visibility rule
+(``harmony_viz.scanner.visibility``): ``content`` is final text and preambles joined with
+``"\\n"``; reasoning (analysis, and any text whose header leaves it in doubt) goes to the
+reasoning field; every call except the builtins (browser, python, container) is a
+``tool_calls`` entry with its raw body as ``arguments``; builtin calls count as reasoning.
+``finish_reason`` is ``length`` when the stream was cut off, else ``tool_calls`` exactly
+when there are tool calls, else ``stop``. Legacy mode (vLLM before the fix): ``content`` is
+every message that is not reasoning joined, tool-call JSON included.
+
+The reasoning field is ``reasoning_content`` by default (older vLLM, SGLang, llama.cpp,
+DeepSeek-style servers); vLLM 0.32 sends ``reasoning``; ``reasoning_field="both"`` writes both.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from harmony_viz.projections._turn import Turn, TurnMessage
 from harmony_viz.projections._usage import Usage
 
+ReasoningField = Literal["reasoning_content", "reasoning", "both"]
+REASONING_FIELDS: tuple[str, ...] = ("reasoning_content", "reasoning", "both")
+_REASONING = "reasoning_content"  # the internal name; renamed on output by reasoning_keys
+
+
+def reasoning_keys(field: str) -> tuple[str, ...]:
+    """The message/delta keys the reasoning text is written under."""
+    if field == "both":
+        return ("reasoning_content", "reasoning")
+    if field in ("reasoning_content", "reasoning"):
+        return (field,)
+    raise ValueError(f"reasoning_field {field!r} is not one of {', '.join(REASONING_FIELDS)}")
+
 
 def content_role(msg: TurnMessage, legacy: bool) -> str | None:
-    """Which message field a turn message feeds: ``content``, ``reasoning_content`` or None."""
+    """Which message field a turn message feeds: ``content``, reasoning or None (a tool call)."""
     if legacy:
-        return "reasoning_content" if msg.channel == "analysis" else "content"
+        return _REASONING if msg.is_reasoning else "content"
     if msg.call is None:
-        return "reasoning_content" if msg.is_analysis else "content"
+        return "content" if msg.is_visible else _REASONING
     if msg.call.category == "builtin":
-        return "reasoning_content"
+        return _REASONING
     return None
 
 
@@ -31,15 +50,12 @@ def call_id(prefix: str, index: int) -> str:
 
 
 def finish_reason(turn: Turn, finished: bool) -> str | None:
-    """``length`` when cut off, ``tool_calls`` when a function was called, else ``stop``; None when empty or open."""
-    if not finished or not turn.messages or turn.messages[-1].terminator is None:
+    """``length`` when cut off, ``tool_calls`` exactly when there are tool calls, else ``stop``; None while open."""
+    if not finished:
         return None
-    last = turn.messages[-1]
-    if last.terminator == "eos":
+    if turn.cut_off:
         return "length"
-    if last.terminator == "<|call|>" or turn.functions:
-        return "tool_calls"
-    return "stop"
+    return "tool_calls" if turn.has_tool_calls else "stop"
 
 
 def _tool_call(msg: TurnMessage, prefix: str) -> dict[str, Any]:
@@ -47,26 +63,27 @@ def _tool_call(msg: TurnMessage, prefix: str) -> dict[str, Any]:
     return {
         "id": call_id(prefix, msg.function_index),
         "type": "function",
-        "function": {"name": msg.call.name, "arguments": msg.body},
+        "function": {"name": msg.call.chat_name, "arguments": msg.body},
     }
 
 
-def build_chat(turn: Turn, usage: Usage, *, legacy: bool, model: str, id_prefix: str, finished: bool) -> dict[str, Any]:
+def build_chat(
+    turn: Turn, usage: Usage, *, legacy: bool, model: str, id_prefix: str, finished: bool, reasoning_field: str = _REASONING
+) -> dict[str, Any]:
     """The ``chat.completion`` object for the turn as read so far."""
-    fields: dict[str, list[str]] = {"content": [], "reasoning_content": []}
+    fields: dict[str, list[str]] = {"content": [], _REASONING: []}
     tool_calls = []
     for msg in turn.messages:
         role = content_role(msg, legacy)
-        if role is not None:
+        if role is not None and msg.text:
             fields[role].append(msg.text)
-        if msg.call is not None and msg.call.category == "function":
+        if msg.is_tool_call:
             tool_calls.append(_tool_call(msg, id_prefix))
-    message = {
-        "role": "assistant",
-        "content": "\n".join(fields["content"]) or None,
-        "reasoning_content": "\n".join(fields["reasoning_content"]) or None,
-        "tool_calls": tool_calls or None,
-    }
+    message: dict[str, Any] = {"role": "assistant", "content": "\n".join(fields["content"]) or None}
+    reasoning = "\n".join(fields[_REASONING]) or None
+    for key in reasoning_keys(reasoning_field):
+        message[key] = reasoning
+    message["tool_calls"] = tool_calls or None
     return {
         "id": f"{id_prefix}chatcmpl-0",
         "object": "chat.completion",
@@ -84,21 +101,27 @@ class ChatStream:
     ``arguments``) gives exactly the non-stream field.
     """
 
-    def __init__(self, *, legacy: bool, model: str, id_prefix: str) -> None:
+    def __init__(self, *, legacy: bool, model: str, id_prefix: str, reasoning_field: str = _REASONING) -> None:
         self.legacy = legacy
         self.model = model
         self.prefix = id_prefix
+        self.reasoning_keys = reasoning_keys(reasoning_field)
         self.chunks: list[dict[str, Any]] = []
         self._reset()
 
     def _reset(self) -> None:
         self.chunks = []
         self._started = False
-        self._seen = {"content": False, "reasoning_content": False}
+        # A field that already got text: the next message's first text in it is preceded by "\n".
+        self._seen = {"content": False, _REASONING: False}
         self._pending_sep: set[int] = set()
         self._sent_args: dict[int, int] = {}
 
     def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        if _REASONING in delta and self.reasoning_keys != (_REASONING,):
+            text = delta.pop(_REASONING)
+            for key in self.reasoning_keys:
+                delta[key] = text
         return {
             "id": f"{self.prefix}chatcmpl-0",
             "object": "chat.completion.chunk",
@@ -136,11 +159,9 @@ class ChatStream:
                     self._started = True
                     deltas.append({"role": "assistant", "content": ""})
                 role = content_role(msg, self.legacy)
-                if role is not None:
-                    if self._seen[role]:
-                        self._pending_sep.add(msg.message)
-                    self._seen[role] = True
-                if msg.call is not None and msg.call.category == "function":
+                if role is not None and self._seen[role]:
+                    self._pending_sep.add(msg.message)
+                if msg.is_tool_call:
                     deltas.append(
                         {
                             "tool_calls": [
@@ -148,16 +169,17 @@ class ChatStream:
                                     "index": msg.function_index,
                                     "id": call_id(self.prefix, msg.function_index),
                                     "type": "function",
-                                    "function": {"name": msg.call.name, "arguments": ""},
+                                    "function": {"name": msg.call.chat_name, "arguments": ""},
                                 }
                             ]
                         }
                     )
                 continue
             role = content_role(msg, self.legacy)
-            is_function = msg.call is not None and msg.call.category == "function"
+            is_function = msg.is_tool_call
             if what == "delta":
                 if role is not None:
+                    self._seen[role] = True
                     if msg.message in self._pending_sep:
                         self._pending_sep.discard(msg.message)
                         text_out = "\n" + text
@@ -171,9 +193,6 @@ class ChatStream:
                 sent = self._sent_args.get(msg.message, 0)
                 if len(text) > sent and msg.text[:sent] == text[:sent]:
                     put_args(msg, text[sent:])
-            elif what == "end" and role is not None and msg.message in self._pending_sep:
-                self._pending_sep.discard(msg.message)
-                put(role, "\n")
         out = [self._chunk(d) for d in deltas]
         self.chunks.extend(out)
         return out

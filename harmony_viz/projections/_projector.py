@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from harmony_viz.projections._chat import ChatStream, build_chat
-from harmony_viz.projections._responses import ResponseStream, build_response
-from harmony_viz.projections._turn import Turn
+from harmony_viz.projections._chat import ChatStream, ReasoningField, build_chat, reasoning_keys
+from harmony_viz.projections._responses import ResponseStream, build_response, response_tools
+from harmony_viz.projections._turn import Turn, declared_names
 from harmony_viz.projections._usage import Units, Usage, compute_usage
 from harmony_viz.scanner._events import Event
 
@@ -31,15 +31,27 @@ class Projector:
     True
     """
 
-    def __init__(self, *, legacy_vllm: bool = False, model: str = "gpt-oss", id_prefix: str = "", units: Units = "auto") -> None:
+    def __init__(
+        self,
+        *,
+        legacy_vllm: bool = False,
+        model: str = "gpt-oss",
+        id_prefix: str = "",
+        units: Units = "auto",
+        tools: Sequence[object] | None = None,
+        reasoning_field: ReasoningField = "reasoning_content",
+    ) -> None:
+        reasoning_keys(reasoning_field)  # a bad name fails here, not at the first read
         self.legacy_vllm = legacy_vllm
         self.model = model
         self.id_prefix = id_prefix
         self.units: Units = units
-        self.turn = Turn()
+        self.reasoning_field = reasoning_field
+        self._tools = response_tools(tools)
+        self.turn = Turn(declared_names(tools))
         self.finished = False
-        self._chat = ChatStream(legacy=legacy_vllm, model=model, id_prefix=id_prefix)
-        self._responses = ResponseStream(legacy=legacy_vllm, model=model, id_prefix=id_prefix)
+        self._chat = ChatStream(legacy=legacy_vllm, model=model, id_prefix=id_prefix, reasoning_field=reasoning_field)
+        self._responses = ResponseStream(legacy=legacy_vllm, model=model, id_prefix=id_prefix, tools=self._tools)
         self._log: list[list] = []  # per-step changes not yet turned into stream output
         self._streams_closed = False
 
@@ -77,11 +89,17 @@ class Projector:
 
     def chat(self) -> dict[str, Any]:
         """The ``chat.completion`` object so far (finish_reason null until finished)."""
-        return build_chat(self.turn, self.usage(), legacy=self.legacy_vllm, model=self.model, id_prefix=self.id_prefix, finished=self.finished)
+        return build_chat(
+            self.turn, self.usage(), legacy=self.legacy_vllm, model=self.model, id_prefix=self.id_prefix,
+            finished=self.finished, reasoning_field=self.reasoning_field,
+        )
 
     def response(self) -> dict[str, Any]:
         """The Responses API ``response`` object so far (status in_progress until finished)."""
-        return build_response(self.turn, self.usage(), legacy=self.legacy_vllm, model=self.model, id_prefix=self.id_prefix, finished=self.finished)
+        return build_response(
+            self.turn, self.usage(), legacy=self.legacy_vllm, model=self.model, id_prefix=self.id_prefix,
+            finished=self.finished, tools=self._tools,
+        )
 
     @property
     def chat_chunks(self) -> list[dict[str, Any]]:

@@ -1,16 +1,23 @@
 """Responses API projection: the ``response`` object and its streaming event sequence.
 
-Correct server (vLLM after seed 001), one output item per message, in order: analysis →
+Correct server (vLLM after seed 001), one output item per message, in order, by the one
+visibility rule: reasoning (analysis, and text whose header leaves it in doubt) →
 ``reasoning``; final *and* preambles → ``message`` with an ``output_text`` part;
-``functions.*`` → ``function_call`` (name without the namespace, arguments verbatim);
-``browser.*`` → ``web_search_call``; ``python`` / ``container.*`` → ``reasoning``; any
-other recipient → ``mcp_call`` with the server label before the dot. Legacy mode (vLLM
-before the fix): preambles become ``reasoning`` items and stream no events at all.
+``functions.*``, and any other name the request declared → ``function_call`` (name without
+``functions.``, arguments verbatim); ``browser.*`` → ``web_search_call``; ``python`` /
+``container.*`` → ``reasoning``; any other recipient → ``mcp_call`` with the server label
+before the dot (vLLM's rule). Legacy mode (vLLM before the fix): preambles become
+``reasoning`` items and stream no events at all.
+
+Fields the SDK's types require and a request would have set (``tools``, ``tool_choice``,
+``parallel_tool_calls``, ``logprobs``…) get the values a server sends when the request said
+nothing about them.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from harmony_viz.projections._chat import call_id
@@ -24,7 +31,7 @@ def item_type(msg: TurnMessage, legacy: bool) -> str:
     """The Responses output item type a message becomes."""
     call = msg.call
     if call is None:
-        if msg.is_analysis or (legacy and msg.is_preamble):
+        if msg.is_reasoning or (legacy and msg.is_preamble):
             return "reasoning"
         return "message"
     if call.category == "function":
@@ -54,13 +61,17 @@ def _search_action(msg: TurnMessage) -> dict[str, Any]:
     args = _arguments(msg)
     args = args if isinstance(args, dict) else {}
     verb = msg.call.name.partition(".")[2]
-    if verb == "search":
-        return {"type": "search", "query": args.get("query")}
     if verb == "open":
-        return {"type": "open_page", "url": args.get("url", args.get("id"))}
+        url = args.get("url", args.get("id"))
+        return {"type": "open_page", "url": url if isinstance(url, str) else None}
     if verb == "find":
-        return {"type": "find", "pattern": args.get("pattern"), "url": args.get("url", args.get("cursor"))}
-    return {"type": verb or "search"}
+        return {"type": "find_in_page", "pattern": _str(args.get("pattern")), "url": _str(args.get("url", args.get("cursor")))}
+    # search, and any verb the API has no action for
+    return {"type": "search", "query": _str(args.get("query"))}
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else "" if value is None else json.dumps(value)
 
 
 def build_item(msg: TurnMessage, index: int, *, legacy: bool, id_prefix: str, text: str | None = None) -> dict[str, Any]:
@@ -77,7 +88,7 @@ def build_item(msg: TurnMessage, index: int, *, legacy: bool, id_prefix: str, te
             "id": item_id,
             "role": "assistant",
             "status": status,
-            "content": [{"type": "output_text", "text": body, "annotations": []}],
+            "content": [{"type": "output_text", "text": body, "annotations": [], "logprobs": []}],
         }
     assert msg.call is not None
     if kind == "function_call":
@@ -85,7 +96,7 @@ def build_item(msg: TurnMessage, index: int, *, legacy: bool, id_prefix: str, te
             "type": "function_call",
             "id": item_id,
             "call_id": call_id(id_prefix, msg.function_index),
-            "name": msg.call.name,
+            "name": msg.call.chat_name if msg.call.category == "function" else msg.call.name,
             "arguments": body,
             "status": status,
         }
@@ -109,9 +120,25 @@ def response_status(turn: Turn, finished: bool) -> str:
     return "incomplete" if turn.cut_off else "completed"
 
 
-def build_response(turn: Turn, usage: Usage, *, legacy: bool, model: str, id_prefix: str, finished: bool) -> dict[str, Any]:
-    """The ``response`` object for the turn as read so far."""
-    status = response_status(turn, finished)
+def response_tools(tools: Sequence[object] | None) -> list[dict[str, Any]]:
+    """The request's tools as a Responses object echoes them (function tools; names alone get no schema)."""
+    out = []
+    for tool in tools or ():
+        if isinstance(tool, str):
+            out.append({"type": "function", "name": tool, "parameters": None, "strict": None})
+        elif isinstance(tool, dict):
+            fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+            if isinstance(fn.get("name"), str):
+                out.append({"type": "function", "name": fn["name"], "description": fn.get("description"), "parameters": fn.get("parameters"), "strict": fn.get("strict")})
+        elif isinstance(getattr(tool, "name", None), str):  # a declared tool read by the lints
+            ns = getattr(tool, "namespace", "functions")
+            name = tool.name if ns in (None, "functions") else f"{ns}.{tool.name}"  # type: ignore[attr-defined]
+            out.append({"type": "function", "name": name, "description": getattr(tool, "description", None) or None, "parameters": getattr(tool, "parameters", None), "strict": None})
+    return out
+
+
+def response_shell(*, model: str, id_prefix: str, status: str, tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """The fields of a ``response`` object that do not depend on the output."""
     return {
         "id": f"{id_prefix}resp_0",
         "object": "response",
@@ -120,18 +147,36 @@ def build_response(turn: Turn, usage: Usage, *, legacy: bool, model: str, id_pre
         "status": status,
         "incomplete_details": {"reason": "max_output_tokens"} if status == "incomplete" else None,
         "error": None,
-        "output": [build_item(m, i, legacy=legacy, id_prefix=id_prefix) for i, m in enumerate(turn.messages)],
-        "usage": usage.to_responses(),
+        "instructions": None,
+        "metadata": {},
+        "parallel_tool_calls": True,
+        "temperature": None,
+        "tool_choice": "auto",
+        "tools": tools,
+        "top_p": None,
+        "output": [],
+        "usage": None,
     }
+
+
+def build_response(
+    turn: Turn, usage: Usage, *, legacy: bool, model: str, id_prefix: str, finished: bool, tools: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The ``response`` object for the turn as read so far."""
+    out = response_shell(model=model, id_prefix=id_prefix, status=response_status(turn, finished), tools=tools or [])
+    out["output"] = [build_item(m, i, legacy=legacy, id_prefix=id_prefix) for i, m in enumerate(turn.messages)]
+    out["usage"] = usage.to_responses()
+    return out
 
 
 class ResponseStream:
     """Turns fold changes into Responses streaming events, numbered by ``sequence_number``."""
 
-    def __init__(self, *, legacy: bool, model: str, id_prefix: str) -> None:
+    def __init__(self, *, legacy: bool, model: str, id_prefix: str, tools: list[dict[str, Any]] | None = None) -> None:
         self.legacy = legacy
         self.model = model
         self.prefix = id_prefix
+        self.tools = tools or []
         self._reset()
 
     def _reset(self) -> None:
@@ -147,17 +192,8 @@ class ResponseStream:
 
     def _open(self, out: list[dict[str, Any]]) -> None:
         if not self.events:
-            shell = {
-                "id": f"{self.prefix}resp_0",
-                "object": "response",
-                "created_at": 0,
-                "model": self.model,
-                "status": "in_progress",
-                "incomplete_details": None,
-                "error": None,
-                "output": [],
-                "usage": None,  # as the API sends it: usage comes with the last event
-            }
+            # As the API sends it: usage comes with the last event.
+            shell = response_shell(model=self.model, id_prefix=self.prefix, status="in_progress", tools=self.tools)
             self._emit(out, "response.created", response=shell)
             self._emit(out, "response.in_progress", response=shell)
 
@@ -182,7 +218,7 @@ class ResponseStream:
             if what == "start":
                 self._emit(out, "response.output_item.added", output_index=index, item=build_item(msg, index, legacy=self.legacy, id_prefix=self.prefix, text=""))
                 if kind in ("message", "reasoning"):
-                    part = {"type": "output_text", "text": "", "annotations": []} if kind == "message" else {"type": "reasoning_text", "text": ""}
+                    part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []} if kind == "message" else {"type": "reasoning_text", "text": ""}
                     self._emit(out, "response.content_part.added", item_id=item_id, output_index=index, content_index=0, part=part)
                 elif kind == "web_search_call":
                     self._emit(out, "response.web_search_call.in_progress", item_id=item_id, output_index=index)
@@ -200,7 +236,7 @@ class ResponseStream:
         self._sent[msg.message] = self._sent.get(msg.message, 0) + len(text)
         where = {"item_id": item_id, "output_index": index}
         if kind == "message":
-            self._emit(out, "response.output_text.delta", **where, content_index=0, delta=text)
+            self._emit(out, "response.output_text.delta", **where, content_index=0, delta=text, logprobs=[])
         elif kind == "reasoning":
             self._emit(out, "response.reasoning_text.delta", **where, content_index=0, delta=text)
         elif kind == "function_call":
@@ -212,7 +248,7 @@ class ResponseStream:
         item = build_item(msg, index, legacy=self.legacy, id_prefix=self.prefix)
         where = {"item_id": item_id, "output_index": index}
         if kind == "message":
-            self._emit(out, "response.output_text.done", **where, content_index=0, text=msg.text)
+            self._emit(out, "response.output_text.done", **where, content_index=0, text=msg.text, logprobs=[])
             self._emit(out, "response.content_part.done", **where, content_index=0, part=item["content"][0])
         elif kind == "reasoning":
             self._emit(out, "response.reasoning_text.done", **where, content_index=0, text=msg.body)
@@ -229,6 +265,6 @@ class ResponseStream:
         """The closing event: ``response.completed``, or ``response.incomplete`` when cut off."""
         out: list[dict[str, Any]] = []
         self._open(out)
-        final = build_response(turn, usage, legacy=self.legacy, model=self.model, id_prefix=self.prefix, finished=True)
+        final = build_response(turn, usage, legacy=self.legacy, model=self.model, id_prefix=self.prefix, finished=True, tools=self.tools)
         self._emit(out, "response.incomplete" if final["status"] == "incomplete" else "response.completed", response=final)
         return out

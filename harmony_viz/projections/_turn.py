@@ -9,18 +9,19 @@ whole. Folding is incremental (``add`` per step), which is what lets the widget 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from harmony_viz.scanner._events import (
     ContentDelta,
+    Diagnostic,
     Event,
     MessageEnd,
     MessageStart,
     ToolCallEnd,
-    ToolCallStart,
 )
+from harmony_viz.scanner._visibility import is_visible
 
 CallCategory = Literal["function", "builtin", "mcp"]
 
@@ -30,31 +31,77 @@ BUILTIN_NAMESPACES = frozenset({"browser", "python", "container"})
 
 @dataclass(frozen=True, slots=True)
 class CallTarget:
-    """Where a tool call goes: its category, the name an API shows, and the MCP server label."""
+    """Where a tool call goes.
+
+    ``category``: ``function`` (``functions.*``, or a name the request declared), ``builtin``
+    (browser, python, container: the server runs them) or ``mcp`` (any other name). ``name``
+    is the name a Responses item shows, ``server_label`` the MCP server, and ``recipient``
+    the recipient as normalised by the scanner.
+    """
 
     category: CallCategory
     name: str
     server_label: str | None = None
+    recipient: str = ""
+
+    @property
+    def chat_name(self) -> str:
+        """The name in a Chat Completions ``tool_calls`` entry: ``functions.`` dropped, other dots kept (as vLLM does)."""
+        if self.recipient.startswith("functions."):
+            return self.recipient[len("functions.") :]
+        return self.recipient or self.name
+
+    @property
+    def is_tool_call(self) -> bool:
+        """True when Chat Completions shows it in ``tool_calls`` (every call but the builtins)."""
+        return self.category != "builtin"
 
 
-def classify_recipient(recipient: str) -> CallTarget:
-    """Sort a recipient into function / builtin / MCP call.
+def classify_recipient(recipient: str, declared: frozenset[str] = frozenset()) -> CallTarget:
+    """Sort a recipient into function / builtin / MCP call; ``declared`` holds the request's tool names.
 
     >>> classify_recipient("functions.get_weather")
-    CallTarget(category='function', name='get_weather', server_label=None)
+    CallTarget(category='function', name='get_weather', server_label=None, recipient='functions.get_weather')
     >>> classify_recipient("browser.search").category
     'builtin'
     >>> classify_recipient("github.create_issue")
-    CallTarget(category='mcp', name='create_issue', server_label='github')
+    CallTarget(category='mcp', name='create_issue', server_label='github', recipient='github.create_issue')
+    >>> classify_recipient("lookup_order", frozenset({"lookup_order"})).category
+    'function'
     """
     if recipient.startswith("functions."):
-        return CallTarget("function", recipient[len("functions.") :])
+        return CallTarget("function", recipient[len("functions.") :], None, recipient)
     head, dot, tail = recipient.partition(".")
     if head in BUILTIN_NAMESPACES:
-        return CallTarget("builtin", recipient)
+        return CallTarget("builtin", recipient, None, recipient)
+    if recipient in declared:
+        return CallTarget("function", recipient, None, recipient)
     if dot:
-        return CallTarget("mcp", tail, head)
-    return CallTarget("mcp", recipient, recipient)
+        return CallTarget("mcp", tail, head, recipient)
+    return CallTarget("mcp", recipient, recipient, recipient)
+
+
+def declared_names(tools: Iterable[object] | None) -> frozenset[str]:
+    """Tool names from a ``tools`` list: Chat Completions or Responses tool objects, or plain names.
+
+    >>> sorted(declared_names([{"type": "function", "function": {"name": "a"}}, {"type": "function", "name": "b"}, "c"]))
+    ['a', 'b', 'c']
+    """
+    names: set[str] = set()
+    for tool in tools or ():
+        if isinstance(tool, str):
+            names.add(tool)
+        elif isinstance(tool, Mapping):
+            fn = tool.get("function")
+            name = fn.get("name") if isinstance(fn, Mapping) else tool.get("name")
+            if isinstance(name, str) and name:
+                names.add(name)
+        else:
+            name = getattr(tool, "name", None)
+            if isinstance(name, str):
+                ns = getattr(tool, "namespace", "functions")
+                names.add(name if ns in (None, "functions") else f"{ns}.{name}")
+    return frozenset(names)
 
 
 @dataclass(slots=True)
@@ -74,7 +121,7 @@ class TurnMessage:
     parsed: object = None
     terminator: str | None = None
     end_units: int = 0
-    function_index: int = -1  # position among the turn's function calls, for call ids
+    function_index: int = -1  # position among the turn's tool calls, for call ids
     _text: str | None = None
     token_cache: int | None = None  # body tokens when spans are characters (see usage)
 
@@ -94,21 +141,37 @@ class TurnMessage:
 
     @property
     def is_preamble(self) -> bool:
-        return self.call is None and self.channel == "commentary"
+        return self.call is None and self.kind == "preamble"
 
     @property
-    def is_analysis(self) -> bool:
-        return self.call is None and (self.channel == "analysis" or self.kind == "reasoning")
+    def is_visible(self) -> bool:
+        """Text a user may see as the answer, by the one visibility rule (see ``harmony_viz.scanner.visibility``)."""
+        return self.call is None and is_visible(self.kind)
+
+    @property
+    def is_reasoning(self) -> bool:
+        """Not a call and not visible: chain of thought, or text whose header leaves it in doubt."""
+        return self.call is None and not is_visible(self.kind)
+
+    @property
+    def is_tool_call(self) -> bool:
+        return self.call is not None and self.call.is_tool_call
 
 
 class Turn:
-    """The assistant turn folded so far; feed it events with ``add``."""
+    """The assistant turn folded so far; feed it events with ``add``.
 
-    def __init__(self) -> None:
+    ``declared``: the tool names the request declared (see :func:`declared_names`).
+    """
+
+    def __init__(self, declared: frozenset[str] = frozenset()) -> None:
+        self.declared = declared
         self.messages: list[TurnMessage] = []
         self._by_index: dict[int, TurnMessage] = {}
         self.functions = 0
         self.resets = 0
+        # The stream's last message (of any role) or header was cut off by the end of the stream.
+        self.ended_by_eos = False
         # Span checks used to tell token spans from character spans (see usage).
         self.span_votes = {"tokens": 0, "chars": 0}
 
@@ -145,33 +208,34 @@ class Turn:
                 if ev.text:
                     changes.append(("delta", msg, ev.text))
             elif isinstance(ev, MessageStart):
+                self.ended_by_eos = False
                 if ev.role != "assistant":
                     self.reset()
                     changes.append(("reset", None, ""))  # type: ignore[arg-type]
                     continue
                 self._close_open("<|start|>", changes)
-                recipient = ev.recipient if ev.recipient not in (None, "", "assistant") else None
-                call = classify_recipient(recipient) if recipient else None
+                recipient = ev.recipient if ev.kind == "tool_call" else None
+                call = classify_recipient(recipient, self.declared) if recipient else None
                 msg = TurnMessage(
                     ev.message, ev.channel, recipient, ev.content_type, ev.kind, call, ev.end - ev.start
                 )
-                if call is not None and call.category == "function":
+                if call is not None and call.is_tool_call:
                     msg.function_index = self.functions
                     self.functions += 1
                 self.messages.append(msg)
                 self._by_index[ev.message] = msg
                 changes.append(("start", msg, ""))
-            elif isinstance(ev, ToolCallStart):
-                msg = self._by_index.get(ev.message)
-                if msg is not None and msg.call is not None and msg.call.category == "function" and ev.name:
-                    msg.call = CallTarget("function", ev.name)
             elif isinstance(ev, ToolCallEnd):
                 msg = self._by_index.get(ev.message)
                 if msg is not None:
                     msg.arguments = ev.arguments
                     msg.parsed = ev.parsed
                     changes.append(("call", msg, ev.arguments))
+            elif isinstance(ev, Diagnostic):
+                if ev.code == "eos-in-header":
+                    self.ended_by_eos = True
             elif isinstance(ev, MessageEnd):
+                self.ended_by_eos = ev.terminator == "eos"
                 msg = self._by_index.get(ev.message)
                 if msg is None or msg.terminator is not None:
                     continue
@@ -195,9 +259,15 @@ class Turn:
     def _close_open(self, terminator: str, changes: list[tuple[str, TurnMessage, str]]) -> None:
         msg = self.open
         if msg is not None:
+            self.ended_by_eos = terminator == "eos"
             msg.terminator = terminator
             changes.append(("end", msg, ""))
 
     @property
     def cut_off(self) -> bool:
-        return bool(self.messages) and self.messages[-1].terminator == "eos"
+        """The stream ended inside a message (of any role) or a header: a server says ``length``."""
+        return self.ended_by_eos or (bool(self.messages) and self.messages[-1].terminator == "eos")
+
+    @property
+    def has_tool_calls(self) -> bool:
+        return self.functions > 0

@@ -20,8 +20,8 @@ Units = Literal["auto", "tokens", "chars"]
 class Usage:
     """Output token counts of one turn.
 
-    ``reasoning_tokens`` counts analysis bodies only (preambles are output, not
-    reasoning) unless built in legacy-vLLM mode, where every analysis *and* commentary
+    ``reasoning_tokens`` counts the bodies the visibility rule makes reasoning (analysis,
+    and text whose header leaves it in doubt; preambles are output, not reasoning) unless built in legacy-vLLM mode, where every analysis *and* commentary
     body counts, as vLLM did before its preamble fix. ``by_kind`` counts body tokens per
     content kind; ``output_tokens`` adds header and stop tokens.
     """
@@ -44,7 +44,7 @@ class Usage:
         """The Responses API ``usage`` object (the prompt is not known: 0)."""
         return {
             "input_tokens": 0,
-            "input_tokens_details": {"cached_tokens": 0},
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
             "output_tokens": self.output_tokens,
             "output_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
             "total_tokens": self.output_tokens,
@@ -60,7 +60,8 @@ class Usage:
 
 
 def _is_reasoning(msg: TurnMessage, legacy: bool) -> bool:
-    if msg.channel == "analysis" or msg.is_analysis:
+    # The visibility rule: text that is not visible and not a call counts as reasoning.
+    if msg.is_reasoning:
         return True
     # Pre-fix vLLM counted every token on the commentary channel as reasoning.
     return legacy and (msg.channel == "commentary" or msg.kind == "preamble")

@@ -18,8 +18,10 @@ from harmony_viz.scanner._events import (
 )
 from harmony_viz.scanner._result import ParsedMessage, ScanResult, assemble, event_to_json, scan
 from harmony_viz.scanner._scanner import Scanner
+from harmony_viz.scanner._visibility import CHANNELS, Visibility, is_visible, message_kind, visibility
 
 __all__ = [
+    "CHANNELS",
     "CONTENT_KINDS",
     "DIAGNOSTIC_CODES",
     "ContentDelta",
@@ -35,9 +37,13 @@ __all__ = [
     "Severity",
     "Snapshot",
     "Terminator",
+    "Visibility",
     "ToolCallEnd",
     "ToolCallStart",
     "assemble",
     "event_to_json",
+    "is_visible",
+    "message_kind",
     "scan",
+    "visibility",
 ]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CHANNELS = ("analysis", "commentary", "final")
+from harmony_viz.scanner._visibility import CHANNELS, message_kind
+
 ROLES = ("system", "developer", "user", "assistant", "tool")
 # Bare words accepted as a content type after the channel (llama.cpp PR #15158: `json`).
 BARE_CONTENT_TYPES = frozenset(("json", "code", "text"))
@@ -22,12 +23,14 @@ _ITEM = re.compile(
     r"(?P<ws>\s+)"
     r"|(?P<chan><\|channel\|>)"
     r"|(?P<con><\|constrain\|>)"
-    r"|to=(?P<to>[^\s<>{}\[\]\"'(),;]*)"
+    # A recipient, also written `to = x` or `to="x"`; it is normalised, diagnostics show it as written.
+    r"|to\s*=\s*(?P<q>[\"']?)(?P<to>[^\s<>{}\[\]\"'(),;=]*)[\"']?"
     r"|(?P<word>[\w][\w.\-:/]*)"
     r"|(?P<other>.)",
     re.S,
 )
-_CHANNEL_VALUE = re.compile(r"[^\s<]*")
+_CHANNEL_VALUE = re.compile(r"(?!to\s*=)[^\s<]*")
+_SPACE = re.compile(r"[ \t]*")
 _TYPE_VALUE = re.compile(r"[\w.\-/+]*")
 _KNOWN_CHANNEL = re.compile(r"analysis|commentary|final")
 
@@ -46,6 +49,13 @@ class Header:
     content_type: str | None
     content_at: int | None = None
     diags: list[RawDiag] = field(default_factory=list)
+    # Every <|channel|> part as written (the visibility rule reads them all); empty when none.
+    channels: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        channels = self.channels or ((self.channel,) if self.channel else ())
+        return message_kind(self.role, self.recipient, channels)
 
 
 def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
@@ -53,7 +63,7 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
     diags: list[RawDiag] = []
     role_word: str | None = None
     recipient = channel = content_type = None
-    channels_seen = 0
+    channels: list[str] = []
     content_at: int | None = None
     junk: list[list[int]] = []
     pos, n = 0, len(text)
@@ -66,38 +76,47 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
             pos = m.end()
             continue
         if kind == "chan":
-            value_m = _CHANNEL_VALUE.match(text, m.end())
-            value = value_m.group()
-            channels_seen += 1
-            if channels_seen > 1:
-                diags.append(("duplicate-channel", "error", "a second <|channel|> in one header; the first valid channel is kept", m.start(), value_m.end()))
-            if value in CHANNELS:
-                channel = channel or value
-                pos = value_m.end()
+            space_end = _SPACE.match(text, m.end()).end()  # type: ignore[union-attr]
+            value_m = _CHANNEL_VALUE.match(text, space_end)
+            value = value_m.group() if value_m else ""
+            value_end = value_m.end() if value_m else space_end
+            if channels:
+                diags.append(("duplicate-channel", "error", "a second <|channel|> in one header; the first valid channel is the message's channel, and the message is reasoning unless every part is commentary or final", m.start(), value_end))
+            norm = value.lower()
+            if norm in CHANNELS:
+                channels.append(value)
+                if value != norm or space_end > m.end():
+                    diags.append(("bad-channel", "error", f"channel written as {text[m.end():value_end]!r}; read as {norm!r}", m.start(), value_end))
+                channel = channel or norm
+                pos = value_end
                 continue
             known = _KNOWN_CHANNEL.search(value)
-            if salvage and value and value_m.end() == n and any(c.startswith(value) for c in CHANNELS):
+            if salvage and value and value_end == n and any(c.startswith(value) for c in CHANNELS):
                 # The stream was cut inside the channel name (`<|channel|>analy`): complete it.
-                channel = channel or next(c for c in CHANNELS if c.startswith(value))
+                completed = next(c for c in CHANNELS if c.startswith(value))
+                channels.append(completed)
+                channel = channel or completed
                 pos = n
                 continue
             if salvage and known is not None and known.start() == 0:
                 # `final{"a": 1}` with no <|message|>: the channel name, then the body.
+                channels.append(known.group())
                 channel = channel or known.group()
                 pos = m.end() + known.end()
                 continue
+            channels.append(value)
             if salvage and value and known is None:
-                content_at = value_m.start()
-                diags.append(("bad-channel", "error", f"channel {value[:40]!r} is not analysis, commentary or final", m.start(), value_m.end()))
+                content_at = value_m.start() if value_m else space_end
+                diags.append(("bad-channel", "error", f"channel {value[:40]!r} is not analysis, commentary or final; its text is reasoning", m.start(), value_end))
                 break
             if value:
-                fix = f"; read as {known.group()!r}" if known else ""
-                diags.append(("bad-channel", "error", f"channel {value[:40]!r} is not analysis, commentary or final{fix}", m.start(), value_m.end()))
+                fix = f"; its text is reasoning (the name {known.group()!r} is inside it)" if known else "; its text is reasoning"
+                diags.append(("bad-channel", "error", f"channel {value[:40]!r} is not analysis, commentary or final{fix}", m.start(), value_end))
             else:
-                diags.append(("bad-channel", "error", "<|channel|> with no channel name after it", m.start(), value_m.end()))
+                diags.append(("bad-channel", "error", "<|channel|> with no channel name after it; its text is reasoning", m.start(), value_end))
             if channel is None and known is not None:
                 channel = known.group()
-            pos = value_m.end()
+            pos = value_end
             continue
         if kind == "con":
             value_m = _TYPE_VALUE.match(text, m.end())
@@ -118,19 +137,29 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
             pos = m.end()
             continue
         if kind == "to" and m.group("to"):
+            to = m.group("to")
+            if m.group() != "to=" + to:
+                diags.append(("recipient-format", "warning", f"recipient written as {m.group()!r}; read as to={to}", m.start(), m.end()))
             if recipient is None:
-                recipient = m.group("to")
-            elif m.group("to") != recipient:
+                recipient = to
+            elif to != recipient:
                 diags.append(("header-junk", "error", f"a second recipient {m.group()!r}; the first, to={recipient}, is kept", m.start(), m.end()))
             pos = m.end()
             continue
         if kind == "word":
             word = m.group()
-            if role is None and role_word is None and channels_seen == 0 and recipient is None and content_type is None:
+            if role is None and role_word is None and not channels and recipient is None and content_type is None:
                 if not salvage or word in ROLES or word in CHANNELS or "." in word:
                     role_word = word
                     pos = m.end()
                     continue
+            if not channels and content_type is None and word.lower() in CHANNELS:
+                # `analysis<|message|>`: the <|channel|> token was lost, the name is still there.
+                channels.append(word)
+                channel = word.lower()
+                diags.append(("channel-without-token", "error", f"channel name {word!r} written without <|channel|>; read as the channel", m.start(), m.end()))
+                pos = m.end()
+                continue
             if content_type is None and word in BARE_CONTENT_TYPES:
                 content_type = word
                 pos = m.end()
@@ -156,13 +185,16 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
         diags.append(("bad-role", "error", f"{role_word!r} is a channel, not a role; read as an assistant message on {role_word}", 0, len(role_word)))
         final_role = "assistant"
         channel = channel or role_word
+        channels.insert(0, role_word)
     elif role_word in ROLES:
         final_role = role_word
         # openai-harmony names a message whose author is "tool" after it.
         name = "tool" if role_word == "tool" else None
     else:
         final_role, name = "tool", role_word
-    return Header(final_role, name, recipient, channel, content_type, content_at, diags)
+        if "." not in role_word and recipient is None:
+            diags.append(("unknown-role", "warning", f"{role_word!r} is not a role (system, developer, user, assistant, tool); read as the name of a tool replying", 0, len(role_word)))
+    return Header(final_role, name, recipient, channel, content_type, content_at, diags, tuple(channels))
 
 
 def header_warnings(h: Header, end: int) -> list[RawDiag]:
@@ -170,34 +202,20 @@ def header_warnings(h: Header, end: int) -> list[RawDiag]:
     out: list[RawDiag] = []
     if h.role != "assistant":
         return out
-    if h.channel is None:
+    if h.channel is None and not h.channels:
         out.append(("missing-channel", "warning", "assistant message without <|channel|>; read as final (history re-rendered by servers looks like this)", 0, end))
     r = h.recipient
     if r is None:
         return out
     if r == "assistant":
-        out.append(("recipient-is-assistant", "warning", "to=assistant on an assistant message; not a tool call", 0, end))
+        hidden = "; read as reasoning" if h.kind == "reasoning" else "; ignored"
+        out.append(("recipient-is-assistant", "warning", f"to=assistant on an assistant message: not a tool call{hidden}", 0, end))
         return out
     if "." not in r and r not in BARE_BUILTINS:
         out.append(("recipient-without-namespace", "warning", f"recipient {r!r} has no namespace (expected functions.{r} or a builtin)", 0, end))
     if h.channel == "analysis" and r.startswith("functions."):
         out.append(("call-on-analysis", "warning", f"function call to {r} on the analysis channel (expected commentary)", 0, end))
     return out
-
-
-def classify(role: str, recipient: str | None, channel: str | None) -> str:
-    """The content kind of a message: reasoning, preamble, final, tool_call, tool_result or other."""
-    if role == "tool":
-        return "tool_result"
-    if role != "assistant":
-        return "other"
-    if recipient is not None and recipient != "assistant":
-        return "tool_call"
-    if channel == "analysis":
-        return "reasoning"
-    if channel == "commentary":
-        return "preamble"
-    return "final"
 
 
 _STRIPPED_START = re.compile(r"\s*(?:assistant)?(analysis|commentary|final)")

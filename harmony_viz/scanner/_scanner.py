@@ -31,7 +31,7 @@ from harmony_viz.scanner._events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from harmony_viz.scanner._header import ROLES, Header, classify, header_warnings, parse_header, split_stripped
+from harmony_viz.scanner._header import ROLES, Header, header_warnings, parse_header, split_stripped
 from harmony_viz.scanner._pieces import Piece, slice_pieces, unit_end, unit_start
 from harmony_viz.scanner._vocab import CONTROL_IDS, ID_BY_LITERAL, LITERAL_BY_ID, N_VOCAB, tables
 from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START, special_by_id
@@ -392,7 +392,7 @@ class Scanner:
         self._msg = index = self._nmsg
         self._nmsg += 1
         self._m = h
-        self._kind = kind = classify(h.role, h.recipient, h.channel)
+        self._kind = kind = h.kind
         self._emit(MessageStart(index, h.role, h.name, h.recipient, h.channel, h.content_type, kind, start, end))  # type: ignore[arg-type]
         for code, _, message, c0, c1 in h.diags:
             u0, u1 = (unit_start(pieces, c0), unit_end(pieces, c1)) if pieces else (start, end)
@@ -426,6 +426,14 @@ class Scanner:
         h = parse_header(text, self._hdr_role, salvage=True)
         at = len(text) if h.content_at is None else h.content_at
         hdr_end = unit_start(pieces, at) if at < len(text) else start
+        if at >= len(text) and (tid is None or tid == START):
+            # A header cut off (by the end, or by a new message) with no body: no message, nothing to show.
+            where = "stream ended" if tid is None else "<|start|> came"
+            self._diag("eos-in-header" if tid is None else "missing-message", f"{where} inside the header {text[:40]!r}, before <|message|>; no message was made", self._hdr_start, start)
+            self._state = OUTSIDE
+            self._hdr = []
+            self._preview = ""
+            return
         if tid is None:
             self._diag("eos-in-header", f"stream ended inside the header {text[:40]!r}; the text after the header fields is read as the body", self._hdr_start, start)
         else:
