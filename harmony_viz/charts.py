@@ -4,6 +4,10 @@ Each function returns a ``plotly.graph_objects.Figure`` that you can restyle
 (``fig.update_layout(...)``, ``fig.update_traces(...)``) before showing or saving it.
 Colours are the Okabe–Ito palette, which stays distinct for colour-blind readers.
 
+At scale, the chart functions also take a rows Parquet file (``stats --parquet``), a
+folder of Parquet parts (``--engine ray``) or a DuckDB relation: they aggregate in DuckDB
+first (quartiles, bins, sums per group) and plot those, so a million runs make a small figure.
+
 >>> from harmony_viz.data import sample_path
 >>> from harmony_viz.stats import analyze_runs, runs_frame
 >>> fig = reasoning_share_by(runs_frame(analyze_runs(sample_path("findings-rag.json"))), by="source")
@@ -28,8 +32,10 @@ __all__ = [
     "KIND_COLOURS",
     "diagnostics_by_code",
     "reasoning_share_by",
+    "reasoning_share_histogram",
     "reasoning_vs_final",
     "save_report",
+    "source_summary",
     "token_shares",
     "tokens_per_second",
 ]
@@ -47,15 +53,20 @@ KIND_COLOURS = {
 SEVERITY_COLOURS = {"error": "#D55E00", "warning": "#E69F00", "info": "#56B4E9"}
 
 
-def token_shares(runs: pd.DataFrame, *, unit: str = "tokens") -> go.Figure:
+def token_shares(runs: Any, *, unit: str = "tokens", by: str | None = None) -> go.Figure:
     """Stacked bars, one per run: the share of its output in each kind (bars reach 1).
 
     ``runs`` is :func:`harmony_viz.stats.runs_frame`; ``unit`` is ``"tokens"`` or ``"chars"``.
-    Runs with no output are left out (there is nothing to divide).
+    Runs with no output are left out (there is nothing to divide). Given rows at scale (a
+    Parquet path or DuckDB relation), one bar per ``by`` value (default source) instead.
     """
     import plotly.graph_objects as go
 
     _need_unit(unit)
+    if _at_scale(runs):
+        from harmony_viz.scale._charts import kind_shares_by
+
+        return kind_shares_by(runs, by or "source", unit=unit, colours=KIND_COLOURS)
     total = runs[[f"{k}_{unit}" for k in STACK_KINDS]].sum(axis=1)
     kept = runs[total > 0]
     total = total[total > 0]
@@ -82,14 +93,19 @@ def token_shares(runs: pd.DataFrame, *, unit: str = "tokens") -> go.Figure:
     return fig
 
 
-def reasoning_share_by(runs: pd.DataFrame, by: str = "reasoning_effort", *, unit: str = "tokens", violin: bool = False) -> go.Figure:
+def reasoning_share_by(runs: Any, by: str = "reasoning_effort", *, unit: str = "tokens", violin: bool = False) -> go.Figure:
     """Reasoning share per run, one box (or violin) per value of ``by`` (effort, source, ``cot``…).
 
     Runs whose share is undefined (no reasoning, preamble, tool-call or final output) are left out.
+    Given rows at scale (a Parquet path or DuckDB relation), boxes from quartiles computed in DuckDB.
     """
     import plotly.graph_objects as go
 
     _need_unit(unit)
+    if _at_scale(runs):
+        from harmony_viz.scale._charts import share_boxes
+
+        return share_boxes(runs, by, unit=unit)
     column = "reasoning_share" if unit == "tokens" else "reasoning_share_chars"
     if by not in runs.columns:
         known = ", ".join(c for c in ("reasoning_effort", "source", "model", "cot") if c in runs.columns)
@@ -114,15 +130,19 @@ def reasoning_share_by(runs: pd.DataFrame, by: str = "reasoning_effort", *, unit
     return fig
 
 
-def reasoning_vs_final(runs: pd.DataFrame, *, colour_by: str = "source", unit: str = "tokens") -> go.Figure:
+def reasoning_vs_final(runs: Any, *, colour_by: str = "source", unit: str = "tokens") -> go.Figure:
     """Scatter of reasoning against final output per run, both axes logarithmic, one trace per ``colour_by``.
 
     WARNING: a log axis cannot show 0, so runs with no reasoning or no final output are
-    left out; the title says how many.
+    left out; the title says how many. Given rows at scale, a heat map of runs per log cell.
     """
     import plotly.graph_objects as go
 
     _need_unit(unit)
+    if _at_scale(runs):
+        from harmony_viz.scale._charts import log_density
+
+        return log_density(runs, unit=unit)
     x, y = f"final_{unit}", f"reasoning_{unit}"
     data = runs[(runs[x] > 0) & (runs[y] > 0)]
     dropped = len(runs) - len(data)
@@ -189,12 +209,18 @@ def tokens_per_second(runs: Sequence[Run | RunUsage], *, window: int = 16) -> go
     return fig
 
 
-def diagnostics_by_code(diagnostics: pd.DataFrame) -> go.Figure:
+def diagnostics_by_code(diagnostics: Any) -> go.Figure:
     """Horizontal bars: how many diagnostics of each code, stacked by severity, most frequent on top.
 
-    ``diagnostics`` is :func:`harmony_viz.stats.diagnostics_frame`.
+    ``diagnostics`` is :func:`harmony_viz.stats.diagnostics_frame`. Given rows at scale
+    (which keep codes, not severities), runs per code in one colour.
     """
     import plotly.graph_objects as go
+
+    if _at_scale(diagnostics):
+        from harmony_viz.scale._charts import code_counts
+
+        return code_counts(diagnostics, colour=SEVERITY_COLOURS["error"])
 
     counts = diagnostics.groupby(["code", "severity"]).size().unstack(fill_value=0)
     order = counts.sum(axis=1).sort_values(ascending=True).index.tolist()
@@ -216,12 +242,33 @@ def diagnostics_by_code(diagnostics: pd.DataFrame) -> go.Figure:
     return fig
 
 
+def reasoning_share_histogram(rows: Any, *, unit: str = "tokens", bins: int = 50, by: str | None = None) -> go.Figure:
+    """Runs per bin of reasoning share, binned in DuckDB; ``rows`` is a rows Parquet path, folder or DuckDB relation."""
+    from harmony_viz.scale._charts import share_histogram
+
+    _need_unit(unit)
+    return share_histogram(rows, "reasoning_share" if unit == "tokens" else "reasoning_share_chars", bins=bins, by=by)
+
+
+def source_summary(rows: Any, by: str = "source") -> pd.DataFrame:
+    """Per-source (or per ``by``) runs, output tokens, median shares and diagnostics, aggregated in DuckDB."""
+    from harmony_viz.scale._charts import source_summary as summary
+
+    return summary(rows, by)
+
+
 def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats", progress: bool | None = None) -> Path:
     """Write one self-contained HTML page of every chart that applies, plus a table of the runs.
 
     plotly.js is inlined once (no network needed to open the page). ``runs`` is anything
-    :func:`harmony_viz.stats.analyze_runs` accepts.
+    :func:`harmony_viz.stats.analyze_runs` accepts, or rows at scale (a ``.parquet`` file, a
+    folder of Parquet parts, a DuckDB relation): then the charts are aggregates and the table
+    is the per-source summary.
     """
+    if _at_scale(runs) and (not isinstance(runs, (str, Path)) or _is_parquet(Path(runs))):
+        from harmony_viz.scale._report import save_scale_report
+
+        return save_scale_report(runs, path, title=title)
     from harmony_viz.stats import analyze_runs, diagnostics_frame, runs_frame
 
     usages = analyze_runs(runs, progress=progress)
@@ -273,6 +320,16 @@ def _model_times(run: Run) -> list[float]:
     spans = run.metadata.extra.get("harness_spans") or []
     skip = {i for span in spans if isinstance(span, (list, tuple)) and len(span) == 2 for i in range(int(span[0]), int(span[1]))}
     return [t for i, t in enumerate(run.token_times or ()) if i not in skip]
+
+
+def _at_scale(value: Any) -> bool:
+    from harmony_viz.scale._summary import is_rows_source
+
+    return is_rows_source(value)
+
+
+def _is_parquet(path: Path) -> bool:
+    return path.suffix.lower() == ".parquet" or (path.is_dir() and any(path.glob("*.parquet")))
 
 
 def _need_unit(unit: str) -> None:

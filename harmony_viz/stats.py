@@ -23,7 +23,14 @@ from harmony_viz.runs import Run, RunUsage, load_runs, run_usage
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RunsLike", "analyze_runs", "diagnostics_frame", "messages_frame", "runs_frame"]
+
+def rows_for_batch(batch: Any, **options: Any) -> Any:
+    """Per-run ``stats --json`` rows of a batch of records, as a pyarrow Table (see :func:`harmony_viz.scale.rows_for_batch`)."""
+    from harmony_viz.scale import rows_for_batch as rows
+
+    return rows(batch, **options)
+
+__all__ = ["RunsLike", "analyze_runs", "diagnostics_frame", "messages_frame", "rows_for_batch", "runs_frame"]
 
 RunsLike = Union[str, Path, Run, RunUsage, Iterable[Union[str, Path, Run, RunUsage]]]
 

@@ -15,6 +15,13 @@ examples:
   harmony-viz stats findings-rag.json                 a table, one line per run
   harmony-viz stats runs.jsonl --json                 one JSON object per run, in input order
   harmony-viz stats a.json b.jsonl --csv runs.csv --html report.html
+  harmony-viz stats big/*.jsonl.gz --parquet rows.parquet --jobs 2   flat memory, one row per run
+  harmony-viz stats chats.parquet --column messages --parquet rows.parquet
+  harmony-viz stats shards/*.jsonl --engine ray --parquet rows/       Ray Data writes a folder of parts
+
+Inputs at scale (read in batches): JSONL (.jsonl, .jsonl.gz), Parquet, and Hugging Face
+datasets saved with save_to_disk (a folder). --column names the field holding Harmony
+text, token ids or chat messages when records are not our run objects.
 """
 
 
@@ -33,6 +40,12 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--csv", metavar="OUT", help="write the runs frame as CSV to OUT (- for stdout)")
     p.add_argument("--html", metavar="REPORT", help="write a self-contained HTML page of the charts to REPORT")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it shows only on a terminal anyway)")
+    scale = p.add_argument_group("at scale")
+    scale.add_argument("--parquet", metavar="OUT", help="write one row per run (the --json columns) to OUT.parquet in flat memory; prints a one-line summary")
+    scale.add_argument("--jobs", type=int, default=1, metavar="N", help="processes sharing the work (same rows as one job; default 1)")
+    scale.add_argument("--column", metavar="NAME", help="field holding Harmony text, token ids or chat messages (Parquet, datasets, JSONL records)")
+    scale.add_argument("--engine", choices=("local", "ray"), default="local", help="local processes (default) or Ray Data (needs harmony-viz[scale]; writes a folder of Parquet parts)")
+    scale.add_argument("--batch-size", type=int, default=512, metavar="N", help="records per batch (default 512)")
     p.set_defaults(func=run)
 
 
@@ -48,6 +61,10 @@ def run(args: argparse.Namespace) -> int:
         if out and out != "-" and Path(out).is_dir():
             raise CLIError(f"{out}: is a folder; give a file name such as {Path(out) / 'runs.csv'}")
     progress = False if args.no_progress else None
+    from harmony_viz.cli._stats_scale import run_at_scale, wants_scale
+
+    if wants_scale(args):
+        return run_at_scale(args, progress=progress)
     try:
         runs = load_runs(args.files, progress=progress)
     except (FileNotFoundError, IsADirectoryError) as exc:

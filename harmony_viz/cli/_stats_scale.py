@@ -1,0 +1,96 @@
+"""``harmony-viz stats`` at scale: rows streamed to Parquet (local processes or Ray), aggregates from DuckDB."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from harmony_viz.cli._common import CLIError, write_json, write_text
+
+_BIG_KINDS = ("parquet", "dataset", "jsonl.gz")
+
+
+def wants_scale(args: argparse.Namespace) -> bool:
+    """The streaming path: asked for by an option, or needed by the input (Parquet, gzip, a dataset folder)."""
+    from harmony_viz.scale import input_kind
+
+    if args.parquet or args.jobs != 1 or args.engine != "local" or args.column:
+        return True
+    try:
+        return any(input_kind(f) in _BIG_KINDS for f in args.files)
+    except (FileNotFoundError, IsADirectoryError) as exc:
+        raise CLIError(str(exc)) from None
+
+
+def run_at_scale(args: argparse.Namespace, *, progress: bool | None) -> int:
+    _check(args)
+    if args.parquet:
+        rows = _write(args, args.parquet, progress)
+        from harmony_viz.scale import summarise
+
+        summary = summarise(args.parquet)
+        write_text(f"wrote {rows} runs to {args.parquet}: {summary.line().split(', ', 1)[1]}\n")
+        if args.html:
+            _report(args, args.parquet)
+        return 0
+    # No --parquet: the rows go through a temporary file, then out as JSON, CSV or the table.
+    with tempfile.TemporaryDirectory(prefix="harmony-viz-") as tmp:
+        out = str(Path(tmp) / "rows.parquet")
+        _write(args, out, progress)
+        if args.html:
+            _report(args, out)
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(out)
+        if args.csv:
+            frame = table.to_pandas()
+            frame["diagnostic_codes"] = frame["diagnostic_codes"].map(",".join)
+            if args.csv == "-":
+                write_text(frame.to_csv(index=False))
+            else:
+                frame.to_csv(args.csv, index=False)
+                print(f"wrote {len(frame)} runs to {args.csv}", file=sys.stderr)
+        rows = table.to_pylist()
+    if args.json:
+        write_json(rows)
+    elif args.csv != "-":
+        from harmony_viz.cli._stats import format_table
+
+        write_text(format_table(rows))
+    return 0
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.jobs < 1:
+        raise CLIError(f"--jobs must be at least 1, got {args.jobs}")
+    if args.batch_size < 1:
+        raise CLIError(f"--batch-size must be at least 1, got {args.batch_size}")
+    if args.parquet and (args.json or args.csv):
+        raise CLIError("--parquet writes the rows to Parquet and prints a summary; leave out --json and --csv (read the Parquet instead)")
+    if args.engine == "ray" and not args.parquet:
+        raise CLIError("--engine ray writes Parquet: add --parquet OUT (a folder of parts)")
+    if args.parquet and args.engine == "local" and Path(args.parquet).is_dir():
+        raise CLIError(f"{args.parquet}: is a folder; give a file name such as {Path(args.parquet) / 'rows.parquet'}")
+    if "-" in args.files and (args.jobs > 1 or args.engine == "ray"):
+        raise CLIError("- (stdin) cannot be shared between processes; save it to a file first")
+
+
+def _write(args: argparse.Namespace, out: str, progress: bool | None) -> int:
+    from harmony_viz.scale import ray_write_parquet, write_parquet
+
+    try:
+        if args.engine == "ray":
+            return ray_write_parquet(args.files, out, column=args.column, batch_size=args.batch_size)
+        return write_parquet(args.files, out, column=args.column, jobs=args.jobs, batch_size=args.batch_size, progress=progress)
+    except (FileNotFoundError, IsADirectoryError, ImportError, ValueError) as exc:
+        raise CLIError(str(exc)) from None
+
+
+def _report(args: argparse.Namespace, rows: str) -> None:
+    from harmony_viz.charts import save_report
+
+    names = ", ".join(Path(f).name for f in args.files[:3]) + (" …" if len(args.files) > 3 else "")
+    save_report(Path(rows), args.html, title=f"harmony-viz stats: {names}")
+    print(f"wrote the report to {args.html}", file=sys.stderr)

@@ -1,0 +1,36 @@
+"""Runs at scale: per-run rows in flat memory, Parquet out, DuckDB aggregates, many processes or Ray.
+
+>>> from harmony_viz.data import sample_path
+>>> from harmony_viz.scale import summarise, write_parquet
+>>> write_parquet([str(sample_path("findings-rag.json"))], "/tmp/rag-rows.parquet")   # doctest: +SKIP
+80
+>>> summarise("/tmp/rag-rows.parquet").runs                                          # doctest: +SKIP
+80
+"""
+
+from __future__ import annotations
+
+from harmony_viz.scale._engine import iter_tables, write_parquet
+from harmony_viz.scale._inputs import Unit, input_kind, plan_units, unit_tables
+from harmony_viz.scale._ray import ray_write_parquet
+from harmony_viz.scale._rows import row_columns, row_schema, rows_for_batch, rows_table, runs_from_record
+from harmony_viz.scale._summary import Summary, is_rows_source, relation, summarise
+
+__all__ = [
+    "Summary",
+    "Unit",
+    "input_kind",
+    "is_rows_source",
+    "iter_tables",
+    "plan_units",
+    "ray_write_parquet",
+    "relation",
+    "row_columns",
+    "row_schema",
+    "rows_for_batch",
+    "rows_table",
+    "runs_from_record",
+    "summarise",
+    "unit_tables",
+    "write_parquet",
+]
