@@ -22,6 +22,7 @@ _SUBCOMMANDS = (
     "escape",
     "leaks",
     "lint",
+    "template_check",
     "html",
     "stats",
     "demo",
