@@ -28,6 +28,9 @@ _SUBCOMMANDS = (
     "demo",
     "record",
     "make_tiny_model",
+    "vllm_replay_server",
+    "server_check",
+    "capture",
     "bench",
 )
 

@@ -1,0 +1,61 @@
+"""``harmony-viz server-check``: where a server's answer departs from the tokens it returned."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from harmony_viz.cli._common import CLIError, write_json
+
+EPILOG = """examples:
+  harmony-viz server-check --base-url http://127.0.0.1:8000/v1 --api all seed001.txt
+  harmony-viz server-check --base-url http://127.0.0.1:8000/v1 --request req.json --json stream.json
+  harmony-viz server-check capture.json          # offline: a capture made by `harmony-viz capture`
+
+Each STREAM is a completion that follows <|start|>assistant: a JSON array of token ids, or
+Harmony text (one trailing newline is ignored). Live, it is forced through the server with
+vllm_xargs.script (the replay server's logits processor), max_tokens = its length.
+Discrepancies are findings: the exit status is 0 when the check ran, 2 on bad input or an
+unreachable server. Codes and severities: see the README (server lens).
+"""
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "server-check",
+        help="replay streams through a server (or read captures) and list where its answer departs from the tokens",
+        description="Compare a server's Chat Completions / Responses answer with our projection of the same tokens.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("files", nargs="+", metavar="STREAM|CAPTURE", help="stream files (with --base-url) or capture files (without)")
+    p.add_argument("--base-url", metavar="URL", help="the server, e.g. http://127.0.0.1:8000/v1 (omit to check captures offline)")
+    p.add_argument("--model", metavar="NAME", help="model name (default: the first one the server lists)")
+    p.add_argument("--request", metavar="REQUEST.json", help="a Chat Completions request body (messages, tools); Responses requests are derived from it")
+    p.add_argument("--api", choices=["chat", "chat-stream", "responses", "responses-stream", "all"], default="all", help="which API to check (default all)")
+    p.add_argument("--json", action="store_true", help="one JSON object a line per stream per api")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds per request (default 120)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from harmony_viz.servers._check import CheckInputError, check_captures, check_streams, format_result, read_request
+    from harmony_viz.servers._client import APIS, ServerError
+
+    try:
+        if args.base_url:
+            apis = APIS if args.api == "all" else (args.api,)
+            results = check_streams(args.base_url, args.files, model=args.model, request=read_request(args.request), apis=apis, timeout=args.timeout)
+        else:
+            if args.request or args.model or args.api != "all":
+                raise CLIError("--request, --model and --api need --base-url; without it the files are captures, checked offline")
+            results = check_captures(args.files)
+        for r in results:
+            if args.json:
+                write_json(r.to_json())
+            else:
+                print(format_result(r))
+                sys.stdout.flush()
+    except (CheckInputError, ServerError, ValueError) as exc:
+        raise CLIError(str(exc)) from None
+    return 0

@@ -1,0 +1,158 @@
+"""``capture``: one real request to any OpenAI-compatible server, kept whole as a run.
+
+The run's ``metadata.extra["server"]`` holds the request, every chunk or event with its
+arrival time, the final object, and where the token ids came from (vLLM's
+``return_token_ids``, logprob tokens, or nowhere, said so), so ``html``, ``replay``,
+``stats`` and ``server-check`` take a capture like any run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harmony_viz.servers._answer import answer_of, final_response
+from harmony_viz.servers._client import Exchange, build_request, client_for, default_model, send
+
+APIS = ("chat", "responses")
+
+
+@dataclass(frozen=True)
+class CaptureView:
+    """What ``server-check`` needs from a capture run."""
+
+    api: str
+    request: dict[str, Any]
+    server: Any
+    completion_token_ids: tuple[int, ...]
+    error: str | None
+    elapsed: float
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def ids_from_logprobs(api: str, server: Any) -> tuple[int, ...] | None:
+    """Token ids from Chat Completions logprobs (``bytes`` or ``token_id:N`` tokens); None if any is unknown."""
+    from harmony_viz.tokens import encoding
+
+    if not api.startswith("chat") or server is None:
+        return None
+    pieces = server if isinstance(server, list) else [server]
+    entries = [e for p in pieces for c in p.get("choices") or [] for e in ((c.get("logprobs") or {}).get("content") or [])]
+    if not entries:
+        return None
+    enc = encoding()
+    out = []
+    for e in entries:
+        tok = str(e.get("token") or "")
+        try:
+            if tok.startswith("token_id:"):
+                out.append(int(tok.split(":", 1)[1]))
+            elif isinstance(e.get("bytes"), list):
+                out.append(enc.encode_single_token(bytes(e["bytes"])))
+            else:
+                out.append(enc.encode_single_token(tok.encode("utf-8")))
+        except (KeyError, ValueError):
+            return None
+    return tuple(out)
+
+
+def _prompt_ids(api: str, ex: Exchange) -> tuple[int, ...]:
+    pieces = list(ex.chunks) if ex.stream else [ex.final or {}]
+    for p in pieces:
+        if isinstance(p.get("prompt_token_ids"), list):
+            return tuple(p["prompt_token_ids"])
+    return ()
+
+
+def _token_times(ex: Exchange) -> tuple[float, ...] | None:
+    """Each streamed token's arrival time: the time of the chunk that carried it."""
+    if not (ex.stream and ex.api.startswith("chat")):
+        return None
+    times = []
+    for chunk, t in zip(ex.chunks, ex.times):
+        for c in chunk.get("choices") or []:
+            times += [t] * len(c.get("token_ids") or [])
+    return tuple(times) if times else None
+
+
+def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any] | None = None, model: str | None = None,
+            api: str = "chat", stream: bool = False, max_tokens: int | None = None, out: str | os.PathLike[str] | None = None,
+            timeout: float = 300.0) -> Any:
+    """Send one real request and keep it all as a :class:`~harmony_viz.runs.Run` (saved to ``out`` as JSON).
+
+    ``request`` is a Chat Completions body (messages, tools); ``prompt`` makes a one-message
+    one. For ``api="responses"`` the Responses request is derived from it.
+
+    >>> run = capture("http://127.0.0.1:8000/v1", prompt="Hi", stream=True, out="hi.json")  # doctest: +SKIP
+    >>> run.metadata.extra["server"]["token_ids_source"]  # doctest: +SKIP
+    'return_token_ids'
+    """
+    from harmony_viz.runs import Run, RunMetadata
+
+    if api not in APIS:
+        raise ValueError(f"unknown api {api!r}; expected chat or responses")
+    if (prompt is None) == (request is None):
+        raise ValueError("pass exactly one of prompt= and request=")
+    body = dict(request) if request is not None else {"messages": [{"role": "user", "content": prompt}]}
+    client = client_for(base_url, timeout=timeout)
+    model = model or body.get("model") or default_model(client)
+    full_api = api + ("-stream" if stream else "")
+    started = _now()
+    req = build_request(full_api, body, model=model, max_tokens=max_tokens or body.get("max_tokens"), script=None)
+    ex = send(client, full_api, req)
+    if ex.error and ex.error.startswith("400") and "extra_body" in req:
+        # A strict server may refuse vLLM's fields: ask again plainly, with logprobs for the ids.
+        req = {k: v for k, v in req.items() if k != "extra_body"}
+        if api == "chat":
+            req["logprobs"] = True
+        ex = send(client, full_api, req)
+    answer = answer_of(full_api, ex.server) if ex.server else None
+    ids, source = (answer.token_ids, "return_token_ids") if answer and answer.token_ids is not None else (None, None)
+    if ids is None:
+        ids = ids_from_logprobs(full_api, ex.server)
+        source = "logprobs" if ids is not None else None
+    note = {"return_token_ids": "token ids as the server returned them",
+            "logprobs": "token ids from the logprob tokens",
+            None: "the server returned no token ids (nor logprob tokens): this capture holds the answer only"}[source]
+    final = ex.final if not ex.stream else (final_response(list(ex.chunks)) if api == "responses" else None)
+    server_meta = {
+        "base_url": base_url, "api": full_api, "request": req, "final": final, "chunks": list(ex.chunks),
+        "arrival_times": list(ex.times), "elapsed": ex.elapsed, "error": ex.error,
+        "token_ids_source": source, "token_ids_note": note,
+    }
+    times = _token_times(ex) if source == "return_token_ids" else None
+    run = Run(
+        id=f"capture-{started}",
+        metadata=RunMetadata(model=model, source="capture", started_at=started, finished_at=_now(),
+                             sampling={k: req[k] for k in ("temperature", "max_tokens", "max_output_tokens") if k in req},
+                             extra={"server": server_meta}),
+        prompt_token_ids=_prompt_ids(full_api, ex),
+        completion_token_ids=tuple(ids or ()),
+        token_times=times if times is not None and len(times) == len(ids or ()) else None,
+    )
+    if out is not None:
+        Path(out).write_text(json.dumps(run.to_json(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return run
+
+
+def load_capture(path: str | os.PathLike[str]) -> CaptureView:
+    """The server part of a capture file; a ValueError in one line when the file is not a capture."""
+    from harmony_viz.runs import load_runs
+
+    try:
+        runs = load_runs(path)
+    except OSError as exc:
+        raise ValueError(str(exc)) from None
+    server = runs[0].metadata.extra.get("server") if len(runs) == 1 else None
+    if not isinstance(server, dict) or server.get("api") not in ("chat", "chat-stream", "responses", "responses-stream"):
+        raise ValueError(f"{path}: not a capture (a run with metadata.server, as `harmony-viz capture -o` writes)")
+    api = server["api"]
+    answer = server.get("chunks") if api.endswith("-stream") else server.get("final")
+    return CaptureView(api, server.get("request") or {}, answer, runs[0].completion_token_ids, server.get("error"), float(server.get("elapsed") or 0.0))

@@ -1,0 +1,199 @@
+"""``server-check``: replay streams through a server (or read captures) and list where its answer departs.
+
+For each stream and api: the server's answer, our projection of the same tokens, whether
+the server returned exactly those tokens (``replayed``), and the discrepancies.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harmony_viz.servers._answer import answer_of
+from harmony_viz.servers._client import APIS, Exchange, build_request, client_for, default_model, send
+from harmony_viz.servers._compare import Discrepancy, compare, compare_stream_final, message_facts
+
+
+class CheckInputError(ValueError):
+    """A stream, request or capture file that cannot be used; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One stream through one api. ``check_seconds`` is our own cost (projection and comparison)."""
+
+    file: str
+    api: str
+    token_ids: tuple[int, ...]
+    replayed: bool | None
+    server: Any
+    expected: Any
+    discrepancies: tuple[Discrepancy, ...]
+    error: str | None = None
+    server_seconds: float = 0.0
+    check_seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"file": self.file, "api": self.api, "replayed": self.replayed, "server": self.server,
+               "expected": self.expected, "discrepancies": [d.to_json() for d in self.discrepancies]}
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+    @property
+    def worst(self) -> str | None:
+        for level in ("error", "warning", "info"):
+            if any(d.severity == level for d in self.discrepancies):
+                return level
+        return None
+
+
+def read_stream(path: str) -> list[int]:
+    """A completion from a file: a JSON array of token ids, or Harmony text."""
+    from harmony_viz.tokens import N_VOCAB, encoding
+
+    p = Path(path)
+    if not p.is_file():
+        raise CheckInputError(f"{path}: no such file")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CheckInputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    if text.lstrip().startswith("["):
+        try:
+            ids = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CheckInputError(f"{path}: not a JSON array of token ids ({exc.msg} at line {exc.lineno})") from None
+        if not (isinstance(ids, list) and all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t < N_VOCAB for t in ids)):
+            raise CheckInputError(f"{path}: expected token ids (integers 0-{N_VOCAB - 1})")
+    else:
+        # One trailing newline is the editor's, not the stream's.
+        ids = encoding().encode(text[:-1] if text.endswith("\n") else text, allowed_special="all")
+    if not ids:
+        raise CheckInputError(f"{path}: the stream is empty")
+    return ids
+
+
+def read_request(path: str | None) -> dict[str, Any]:
+    """A Chat Completions request body (messages, tools), or {} for the default one-message request."""
+    if path is None:
+        return {}
+    p = Path(path)
+    if not p.is_file():
+        raise CheckInputError(f"{path}: no such file")
+    try:
+        body = json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CheckInputError(f"{path}: not a JSON request body ({exc})") from None
+    if not isinstance(body, dict) or not isinstance(body.get("messages", []), list) or not isinstance(body.get("tools", []), list):
+        raise CheckInputError(f"{path}: expected a Chat Completions request object with a messages list (and optional tools list)")
+    return body
+
+
+def _steps(ids: Sequence[int]) -> list[list[Any]]:
+    from harmony_viz.scanner import Scanner
+
+    scanner = Scanner(role="assistant")
+    steps = [scanner.feed([t]) for t in ids]
+    steps.append(scanner.flush())
+    return steps
+
+
+def expected_for(api: str, ids: Sequence[int], tools: list[dict[str, Any]] | None = None, *, model: str = "gpt-oss") -> Any:
+    """Our projection of the completion ``ids`` in the shape ``api`` returns (objects, or chunks/events)."""
+    from harmony_viz import projections as pj
+
+    steps = _steps(ids)
+    # TODO(issue 13): pass tools=tools once the projections take declared tools.
+    if api == "chat":
+        return pj.chat_completion([e for s in steps for e in s], model=model)
+    if api == "chat-stream":
+        return pj.chat_completion_chunks(steps, model=model)
+    if api == "responses":
+        return pj.response([e for s in steps for e in s], model=model)
+    if api == "responses-stream":
+        return pj.response_events(steps, model=model)
+    raise ValueError(f"unknown api {api!r}")
+
+
+def returned_ids(api: str, server: Any) -> tuple[int, ...] | None:
+    if server is None:
+        return None
+    return answer_of(api, server).token_ids
+
+
+def check_answer(file: str, api: str, ids: Sequence[int], server: Any, *, tools: list[dict[str, Any]] | None = None,
+                 error: str | None = None, server_seconds: float = 0.0) -> CheckResult:
+    """Compare one server answer (object or chunks/events) with our projection of ``ids``."""
+    t0 = time.perf_counter()
+    expected = expected_for(api, ids, tools)
+    if server is None or (error is not None and not server):
+        return CheckResult(file, api, tuple(ids), None, server, expected, (), error, server_seconds, time.perf_counter() - t0)
+    got = answer_of(api, server)
+    findings = compare(api, got, answer_of(api, expected), message_facts(ids), ids)
+    replayed = None if got.token_ids is None else list(got.token_ids) == list(ids)
+    return CheckResult(file, api, tuple(ids), replayed, server, expected, tuple(findings), error, server_seconds, time.perf_counter() - t0)
+
+
+def _with_stream_final(results: list[CheckResult]) -> list[CheckResult]:
+    """Add stream-final-mismatch to each stream api whose non-streamed twin was checked too."""
+    by_api = {r.api: r for r in results}
+    out = []
+    for r in results:
+        twin = by_api.get(r.api.removesuffix("-stream")) if r.api.endswith("-stream") else None
+        if twin is not None and twin.server is not None and r.server:
+            t0 = time.perf_counter()
+            extra = compare_stream_final(answer_of(r.api, r.server), answer_of(twin.api, twin.server))
+            r = CheckResult(r.file, r.api, r.token_ids, r.replayed, r.server, r.expected, r.discrepancies + tuple(extra), r.error,
+                            r.server_seconds, r.check_seconds + time.perf_counter() - t0)
+        out.append(r)
+    return out
+
+
+def check_streams(base_url: str, streams: Sequence[str], *, model: str | None = None, request: dict[str, Any] | None = None,
+                  apis: Sequence[str] = APIS, timeout: float = 120.0) -> Iterator[CheckResult]:
+    """Replay each stream file through the server for each api (``vllm_xargs.script``) and compare."""
+    parsed = [(s, read_stream(s)) for s in streams]  # bad input fails before any request
+    client = client_for(base_url, timeout=timeout)
+    model = model or default_model(client)
+    body = request or {}
+    for name, ids in parsed:
+        results = []
+        for api in apis:
+            req = build_request(api, body, model=model, max_tokens=len(ids), script=ids)
+            ex: Exchange = send(client, api, req)
+            results.append(check_answer(name, api, ids, ex.server, tools=body.get("tools"), error=ex.error, server_seconds=ex.elapsed))
+        yield from _with_stream_final(results)
+
+
+def check_captures(paths: Sequence[str]) -> Iterator[CheckResult]:
+    """Compare captures (``capture -o``) offline: the tokens they hold against the answer they hold."""
+    from harmony_viz.servers._capture import load_capture
+
+    loaded = [(p, load_capture(p)) for p in paths]
+    for path, cap in loaded:
+        if not cap.completion_token_ids:
+            yield CheckResult(path, cap.api, (), None, cap.server, None, (), "the capture holds no token ids, so there is nothing to compare the answer with")
+            continue
+        tools = cap.request.get("tools") if cap.api.startswith("chat") else None
+        yield check_answer(path, cap.api, cap.completion_token_ids, cap.server, tools=tools, error=cap.error, server_seconds=cap.elapsed)
+
+
+def format_result(r: CheckResult) -> str:
+    """A readable block: one header line, then one line per discrepancy."""
+    replayed = {True: "yes", False: "NO", None: "n/a"}[r.replayed]
+    head = f"{r.file}  {r.api:<16} replayed={replayed:<3}  "
+    if r.error:
+        head += f"error: {r.error}"
+    else:
+        n = len(r.discrepancies)
+        head += "no discrepancies" if n == 0 else f"{n} discrepanc{'y' if n == 1 else 'ies'}"
+    lines = [head]
+    for d in r.discrepancies:
+        span = f"  (tokens {d.where['start']}-{d.where['end']})" if d.where else ""
+        lines.append(f"    [{d.severity}] {d.code}: {d.message}{span}")
+    return "\n".join(lines)

@@ -1,0 +1,140 @@
+"""Requests to an OpenAI-compatible server through the official ``openai`` client, kept as received."""
+
+from __future__ import annotations
+
+import copy
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+APIS: tuple[str, ...] = ("chat", "chat-stream", "responses", "responses-stream")
+DEFAULT_MESSAGES: tuple[dict[str, str], ...] = ({"role": "user", "content": "Replay this stream."},)
+
+
+class ServerError(RuntimeError):
+    """The server cannot be reached at all (one line); HTTP errors of one request are findings instead."""
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request and what came back: the object, or every chunk/event with its arrival time (s)."""
+
+    api: str
+    request: dict[str, Any]
+    final: dict[str, Any] | None = None
+    chunks: tuple[dict[str, Any], ...] = ()
+    times: tuple[float, ...] = ()
+    elapsed: float = 0.0
+    error: str | None = None
+
+    @property
+    def stream(self) -> bool:
+        return self.api.endswith("-stream")
+
+    @property
+    def server(self) -> Any:
+        """The server's object, or its list of chunks/events."""
+        return list(self.chunks) if self.stream else self.final
+
+
+def client_for(base_url: str, *, timeout: float = 120.0) -> Any:
+    import openai
+
+    # Local servers ignore the key; remote ones read OPENAI_API_KEY as usual.
+    return openai.OpenAI(base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY", timeout=timeout, max_retries=0)
+
+
+def default_model(client: Any) -> str:
+    """The first model the server lists; ServerError when it cannot be reached or lists none."""
+    import openai
+
+    try:
+        models = list(client.models.list())
+    except openai.APIConnectionError as exc:
+        raise ServerError(f"cannot reach {client.base_url}: {exc.__cause__ or exc}") from None
+    except openai.APIError as exc:
+        raise ServerError(f"{client.base_url}models answered {getattr(exc, 'status_code', '')} {exc.message}") from None
+    if not models:
+        raise ServerError(f"{client.base_url}models lists no model; pass --model")
+    return models[0].id
+
+
+def responses_request(chat: dict[str, Any]) -> dict[str, Any]:
+    """The Responses request for a Chat Completions request: system/developer text as instructions, tools flattened."""
+    instructions, items = [], []
+    for m in chat.get("messages") or []:
+        text = m.get("content")
+        if isinstance(text, list):  # content parts
+            text = "".join(p.get("text", "") for p in text if isinstance(p, dict))
+        if m.get("role") in ("system", "developer"):
+            instructions.append(text or "")
+        elif m.get("role") in ("user", "assistant") and text:
+            items.append({"role": m["role"], "content": text})
+    out: dict[str, Any] = {"input": items}
+    if instructions:
+        out["instructions"] = "\n".join(instructions)
+    tools = [
+        {"type": "function", "name": t["function"]["name"], "description": t["function"].get("description", ""),
+         "parameters": t["function"].get("parameters") or {"type": "object", "properties": {}}}
+        for t in chat.get("tools") or [] if t.get("type") == "function" and isinstance(t.get("function"), dict)
+    ]
+    if tools:
+        out["tools"] = tools
+    return out
+
+
+def build_request(api: str, chat: dict[str, Any], *, model: str, max_tokens: int | None, script: list[int] | None,
+                  token_ids: bool = True) -> dict[str, Any]:
+    """The keyword arguments for the ``openai`` call of ``api`` (``extra_body`` for vLLM's extensions)."""
+    extra: dict[str, Any] = {}
+    if script is not None:
+        extra["vllm_xargs"] = {"script": list(script)}
+    if api.startswith("chat"):
+        req = {k: copy.deepcopy(v) for k, v in chat.items() if k not in ("model", "stream", "max_tokens", "max_completion_tokens")}
+        req.setdefault("messages", list(DEFAULT_MESSAGES))
+        if max_tokens is not None:
+            req["max_tokens"] = max_tokens
+        if token_ids:
+            extra["return_token_ids"] = True
+        if api == "chat-stream":
+            req["stream_options"] = {"include_usage": True}
+    else:
+        req = responses_request(chat if chat.get("messages") else {**chat, "messages": list(DEFAULT_MESSAGES)})
+        if max_tokens is not None:
+            req["max_output_tokens"] = max_tokens
+        if token_ids:
+            extra["enable_response_messages"] = True
+    req["model"] = model
+    req.setdefault("temperature", 0)
+    if api.endswith("-stream"):
+        req["stream"] = True
+    if extra:
+        req["extra_body"] = extra
+    return req
+
+
+def send(client: Any, api: str, request: dict[str, Any]) -> Exchange:
+    """Send one request; an HTTP error is returned in ``error``, an unreachable server raises ServerError."""
+    import openai
+
+    endpoint = client.chat.completions if api.startswith("chat") else client.responses
+    t0 = time.perf_counter()
+    chunks: list[dict[str, Any]] = []
+    times: list[float] = []
+    try:
+        result = endpoint.create(**request)
+        if request.get("stream"):
+            for piece in result:
+                times.append(time.perf_counter() - t0)
+                chunks.append(piece.to_dict())
+            final = None
+        else:
+            final = result.to_dict()
+    except openai.APIConnectionError as exc:
+        raise ServerError(f"cannot reach {client.base_url}: {exc.__cause__ or exc}") from None
+    except openai.APIError as exc:
+        status = getattr(exc, "status_code", None)
+        return Exchange(api, request, chunks=tuple(chunks), times=tuple(times), elapsed=time.perf_counter() - t0,
+                        error=f"{status or 'error'}: {exc.message}")
+    return Exchange(api, request, final, tuple(chunks), tuple(times), time.perf_counter() - t0)

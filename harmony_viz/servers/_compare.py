@@ -1,0 +1,225 @@
+"""Where a server's answer departs from its tokens: discrepancy records with codes and token spans.
+
+Both sides are reduced by ``_answer`` first; the token side (messages, spans, calls) comes
+from the scanner's trace of the same completion, and our projection says which text the
+tokens keep out of sight (reasoning) and which is visible.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harmony_viz.servers._answer import Answer, Call
+
+# code -> (severity, what it means); the README table is written from this.
+CODES: dict[str, tuple[str, str]] = {
+    "reasoning-in-content": ("error", "text that the tokens keep out of sight is in the server's visible content"),
+    "preamble-hidden": ("error", "a preamble is missing from the visible output: it is in reasoning, in a reasoning item, or nowhere"),
+    "tool-json-in-content": ("error", "a tool call's arguments appear in the visible content"),
+    "control-token-in-content": ("error", "a control or reserved token spelling appears in content, reasoning or arguments"),
+    "text-dropped": ("error", "a message body of the tokens appears nowhere in the answer"),
+    "tool-call-missing": ("error", "a call in the tokens is not among the server's tool calls"),
+    "tool-call-extra": ("error", "the server returns a tool call the tokens do not make"),
+    "arguments-changed": ("error", "the arguments differ as JSON"),
+    "arguments-reserialized": ("info", "the same JSON, written differently"),
+    "finish-reason-mismatch": ("warning", "the finish reason (or Responses status) differs from the tokens'"),
+    "reasoning-tokens-mismatch": ("warning", "usage says a different number of reasoning tokens than the analysis holds; only when the server reports a count"),
+    "stream-final-mismatch": ("warning", "the joined stream differs from the non-streamed answer for the same tokens, in text, reasoning or calls"),
+    "item-order": ("warning", "Responses items are not in token order"),
+    "field-name": ("info", "the reasoning field has another name, e.g. `reasoning` vs `reasoning_content`"),
+}
+
+_SPECIAL_RE = re.compile(r"<\|[A-Za-z0-9_]+\|>")
+
+
+@dataclass(frozen=True, slots=True)
+class Discrepancy:
+    """One finding. ``where`` gives the token span ``[start, end)`` of the message involved, and
+    the replay step at which it has been read (token chunking), or is None."""
+
+    code: str
+    severity: str
+    message: str
+    where: dict[str, int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "severity": self.severity, "message": self.message, "where": self.where}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Discrepancy:
+        return cls(str(obj["code"]), str(obj["severity"]), str(obj["message"]), obj.get("where"))
+
+
+def finding(code: str, message: str, where: dict[str, int] | None = None) -> Discrepancy:
+    return Discrepancy(code, CODES[code][0], message, where)
+
+
+@dataclass(frozen=True, slots=True)
+class MessageFact:
+    """One message of the completion: its body (a call's arguments), kind, call name and token span."""
+
+    index: int
+    kind: str
+    channel: str | None
+    recipient: str | None
+    body: str
+    call: str | None
+    start: int
+    end: int
+
+    @property
+    def where(self) -> dict[str, int]:
+        # With token chunking, step k has fed tokens 0..k-1: the message is read at step `end`.
+        return {"message": self.index, "start": self.start, "end": self.end, "step": self.end}
+
+
+def message_facts(ids: Sequence[int]) -> list[MessageFact]:
+    """The messages the scanner finds in a completion that follows ``<|start|>assistant``."""
+    from harmony_viz.trace import Trace
+
+    trace = Trace.build(list(ids), "token", role="assistant")
+    out = []
+    for m in trace.messages:
+        body = m.arguments if m.arguments is not None else trace.content(m.index)
+        end = m.end if m.end is not None else len(ids)
+        out.append(MessageFact(m.index, m.kind, m.channel, m.recipient, body, m.tool_name, m.start, end))
+    return out
+
+
+def norm(text: str) -> str:
+    """Whitespace-collapsed text, so a server's joining newlines do not count as differences."""
+    return " ".join(text.split())
+
+
+def _contains(haystack: str, needle: str) -> bool:
+    n = norm(needle)
+    return bool(n) and n in norm(haystack)
+
+
+def _json_equal(a: str, b: str) -> bool | None:
+    """True/False when both parse as JSON, None when either does not."""
+    try:
+        return json.loads(a) == json.loads(b)
+    except (ValueError, TypeError):
+        return None
+
+
+def _where_of_token(ids: Sequence[int], literal: str) -> dict[str, int] | None:
+    from harmony_viz.tokens import special_by_literal
+
+    tok = special_by_literal(literal)
+    if tok is None or tok.id not in ids:
+        return None
+    at = list(ids).index(tok.id)
+    return {"message": -1, "start": at, "end": at + 1, "step": at + 1}
+
+
+def compare(api: str, server: Answer, expected: Answer, facts: Sequence[MessageFact], ids: Sequence[int]) -> list[Discrepancy]:
+    """Every discrepancy between ``server`` and our ``expected`` answer for the same tokens."""
+    from harmony_viz.tokens import special_by_literal
+
+    out: list[Discrepancy] = []
+    args_text = "\n".join(c.arguments for c in server.calls)
+    everything = "\n".join((server.content, server.reasoning, args_text))
+    expected_calls = [c.name for c in expected.calls]
+    texts = [f for f in facts if norm(f.body) and not (f.call and f.call in expected_calls)]
+    for f in texts:
+        visible = _contains(expected.content, f.body)
+        hidden = not visible and _contains(expected.reasoning, f.body)
+        if hidden and _contains(server.content, f.body):
+            out.append(finding("reasoning-in-content", f"message {f.index} ({f.channel or 'no channel'}) is reasoning by its tokens but is in the server's content", f.where))
+        if f.kind == "preamble" and visible and not _contains(server.content, f.body):
+            place = ("a reasoning item" if server.reasoning_in_items else "reasoning") if _contains(server.reasoning, f.body) else "nowhere"
+            out.append(finding("preamble-hidden", f"the preamble in message {f.index} is not visible: it is in {place}", f.where))
+        if not _contains(everything, f.body):
+            out.append(finding("text-dropped", f"the body of message {f.index} ({f.channel or 'no channel'}, {len(f.body)} chars) appears nowhere in the answer", f.where))
+    call_facts = [f for f in facts if f.call and f.call in expected_calls]
+    for f in call_facts:
+        if norm(f.body) and (_contains(server.content, f.body) or _contains(server.content, _compact(f.body))):
+            out.append(finding("tool-json-in-content", f"the arguments of the call to {f.call} (message {f.index}) are in the content", f.where))
+    out += _compare_calls(server.calls, expected.calls, call_facts)
+    for literal in sorted(set(_SPECIAL_RE.findall(everything))):
+        if special_by_literal(literal) is None:
+            continue
+        ours = "\n".join((expected.content, expected.reasoning, *(c.arguments for c in expected.calls)))
+        if everything.count(literal) > ours.count(literal):
+            out.append(finding("control-token-in-content", f"{literal} is spelled out in the server's text", _where_of_token(ids, literal)))
+    if server.finish != expected.finish:
+        last = facts[-1].where if facts else None
+        out.append(finding("finish-reason-mismatch", f"the server says {server.finish!r}, the tokens {expected.finish!r}", last))
+    if server.reasoning_tokens is not None and expected.reasoning_tokens is not None and server.reasoning_tokens != expected.reasoning_tokens:
+        out.append(finding("reasoning-tokens-mismatch", f"usage counts {server.reasoning_tokens} reasoning tokens, the tokens hold {expected.reasoning_tokens}"))
+    if api.startswith("responses"):
+        out += _item_order(server, facts)
+    elif server.reasoning_fields and not set(server.reasoning_fields) & set(expected.reasoning_fields or ("reasoning_content",)):
+        ours = "/".join(expected.reasoning_fields or ("reasoning_content",))
+        out.append(finding("field-name", f"reasoning comes as `{'/'.join(server.reasoning_fields)}`; our projection writes `{ours}`"))
+    return out
+
+
+def _compact(text: str) -> str:
+    try:
+        return json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
+    except (ValueError, TypeError):
+        return text
+
+
+def _compare_calls(got: Sequence[Call], want: Sequence[Call], facts: Sequence[MessageFact]) -> list[Discrepancy]:
+    """Calls matched by name in order; the rest are missing or extra."""
+    out: list[Discrepancy] = []
+    left = list(got)
+    for i, w in enumerate(want):
+        fact = facts[i] if i < len(facts) and facts[i].call == w.name else next((f for f in facts if f.call == w.name), None)
+        where = fact.where if fact else None
+        match = next((g for g in left if g.name == w.name), None)
+        if match is None:
+            out.append(finding("tool-call-missing", f"the call to {w.name} is not among the server's tool calls", where))
+            continue
+        left.remove(match)
+        if match.arguments == w.arguments:
+            continue
+        same = _json_equal(match.arguments, w.arguments)
+        if same:
+            out.append(finding("arguments-reserialized", f"{w.name}: {match.arguments!r} is the same JSON as {w.arguments!r}", where))
+        else:
+            out.append(finding("arguments-changed", f"{w.name}: the server sends {match.arguments!r}, the tokens hold {w.arguments!r}", where))
+    for g in left:
+        out.append(finding("tool-call-extra", f"the server returns a call to {g.name} that the tokens do not make"))
+    return out
+
+
+def _item_order(server: Answer, facts: Sequence[MessageFact]) -> list[Discrepancy]:
+    """Each item mapped to the first unused message it carries; their indices must not go back."""
+    used: set[int] = set()
+    last = -1
+    for item in server.items:
+        fact = next((f for f in facts if f.index not in used and (
+            (item.type in ("function_call", "mcp_call") and f.call == item.text) or
+            (item.type in ("message", "reasoning") and not f.call and _contains(item.text, f.body)))), None)
+        if fact is None:
+            continue
+        used.add(fact.index)
+        if fact.index < last:
+            return [finding("item-order", f"the {item.type} item for message {fact.index} comes after message {last}'s", fact.where)]
+        last = fact.index
+    return []
+
+
+def compare_stream_final(stream: Answer, final: Answer) -> list[Discrepancy]:
+    """The joined stream against the non-streamed answer for the same tokens (calls compared as JSON)."""
+    diffs = []
+    if norm(stream.content) != norm(final.content):
+        diffs.append("content")
+    if norm(stream.reasoning) != norm(final.reasoning):
+        diffs.append("reasoning")
+    calls_s = [(c.name, c.arguments) for c in stream.calls]
+    calls_f = [(c.name, c.arguments) for c in final.calls]
+    if len(calls_s) != len(calls_f) or any(a[0] != b[0] or not (a[1] == b[1] or _json_equal(a[1], b[1])) for a, b in zip(calls_s, calls_f)):
+        diffs.append("tool calls")
+    if not diffs:
+        return []
+    return [finding("stream-final-mismatch", f"the joined stream and the non-streamed answer differ in {', '.join(diffs)}")]
