@@ -48,3 +48,19 @@ def reference_encoding():
     import openai_harmony
 
     return openai_harmony.load_harmony_encoding(openai_harmony.HarmonyEncodingName.HARMONY_GPT_OSS)
+
+
+# ---- the vLLM replay server (tests marked `server`; see tests/_server.py) ----
+@pytest.fixture(scope="session")
+def replay_server(tmp_path_factory: pytest.TempPathFactory):
+    """One replay server for the session: its base URL is ``.url``; stopped with SIGTERM at the end."""
+    import _server
+
+    server = _server.start(tmp_path_factory.mktemp("vllm") / "server.log")
+    yield server
+    _server.stop(server)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The SIGTERM test stops the shared replay server: run it after every other test.
+    items.sort(key=lambda item: item.get_closest_marker("stops_server") is not None)

