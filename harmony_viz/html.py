@@ -31,7 +31,7 @@ def _script_json(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
-def page_html(trace: Trace, *, step: int = 0, title: str | None = None) -> str:
+def page_html(trace: Trace, *, step: int = 0, title: str | None = None, server: dict[str, Any] | None = None) -> str:
     """The full text of a standalone page replaying ``trace``, opened at ``step``.
 
     The API view (when projections are installed) is embedded at every message boundary,
@@ -42,6 +42,8 @@ def page_html(trace: Trace, *, step: int = 0, title: str | None = None) -> str:
     from harmony_viz.widget import PRESETS
 
     meta, columns = trace.to_payload()
+    if server is not None:  # the server lens: the API view's server tab
+        meta["server"] = server
     if not 0 <= step < trace.n_steps:
         raise ValueError(f"step {step} is out of range: this replay has steps 0 to {trace.n_steps - 1}")
     data = {
@@ -73,7 +75,11 @@ def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: s
     """Write a standalone replay page for ``source`` (anything :func:`harmony_viz.replay` takes)."""
     from harmony_viz.trace import Trace, tokens_of
 
-    trace = Trace.build(tokens_of(source), chunking, role=role)
+    from harmony_viz.servers._view import lens_source
+
+    lens = lens_source(source)
+    ids, server = (lens[0], lens[2]) if lens is not None else (tokens_of(source), None)
+    trace = Trace.build(ids, chunking, role=role or (lens[1] if lens is not None else None))
     out = Path(path)
-    out.write_text(page_html(trace, step=step if step >= 0 else trace.n_steps + step), encoding="utf-8")
+    out.write_text(page_html(trace, step=step if step >= 0 else trace.n_steps + step, server=server), encoding="utf-8")
     return out

@@ -52,20 +52,28 @@ class ReplayWidget(anywidget.AnyWidget):
     _columns = traitlets.Bytes().tag(sync=True)
     _live = traitlets.Bool(True).tag(sync=True)
 
-    def __init__(self, tokens: list[int], chunking: str = "token", *, role: str | None = None, step: int = 0, **kwargs: Any) -> None:
+    def __init__(self, tokens: list[int], chunking: str = "token", *, role: str | None = None, step: int = 0,
+                 server: dict[str, Any] | None = None, **kwargs: Any) -> None:
         self._tokens = list(tokens)
         self._role = role
+        self._server = server  # the server tab's data (server lens), carried in the payload
         self._live_run: str | None = None
         self._live_dirty = False
         self._live_last = 0.0
         self._live_cost = 0.0
         trace = Trace.build(tokens, chunking, role=role)
-        meta, columns = trace.to_payload()
+        meta, columns = self._payload(trace)
         self._trace = trace
         self._api = _api_views(trace)
         super().__init__(chunking=str(trace.chunking), chunkings=list(PRESETS), _meta=meta, _columns=columns, **kwargs)
         self.step = step if step >= 0 else trace.n_steps + step
         self.api_view = self._api.at(self.step)
+
+    def _payload(self, trace: Trace) -> tuple[dict[str, Any], bytes]:
+        meta, columns = trace.to_payload()
+        if self._server is not None:
+            meta["server"] = self._server
+        return meta, columns
 
     @property
     def trace(self) -> Trace:
@@ -100,7 +108,7 @@ class ReplayWidget(anywidget.AnyWidget):
         fed = _tokens_fed(self._trace, self.step)
         self._trace = trace
         self._api = _api_views(trace)
-        meta, columns = trace.to_payload()
+        meta, columns = self._payload(trace)
         with self.hold_sync():
             self._meta = meta
             self._columns = columns
@@ -157,7 +165,7 @@ class ReplayWidget(anywidget.AnyWidget):
     def _rebuild(self, *, follow: bool) -> None:
         start = time.perf_counter()
         trace = Trace.build(self._tokens, str(self._trace.chunking), role=self._role)
-        meta, columns = trace.to_payload()
+        meta, columns = self._payload(trace)
         step = trace.n_steps - 1 if follow else min(self.step, trace.n_steps - 1)
         self._trace = trace
         self._api = _api_views(trace)
@@ -175,7 +183,7 @@ class ReplayWidget(anywidget.AnyWidget):
         from harmony_viz.html import page_html
 
         out = Path(path)
-        out.write_text(page_html(self._trace, step=self.step, title=title), encoding="utf-8")
+        out.write_text(page_html(self._trace, step=self.step, title=title, server=self._server), encoding="utf-8")
         return out
 
 
@@ -212,6 +220,12 @@ def replay(source: Any, chunking: str = "token", *, role: str | None = None, ste
     >>> w.n_steps  # before anything, 3 chunks of up to 2 tokens, end of stream
     5
     """
+    from harmony_viz.servers._view import lens_source
+
+    lens = lens_source(source)
+    if lens is not None:
+        ids, lens_role, server = lens
+        return ReplayWidget(ids, chunking, role=role or lens_role, step=step, server=server)
     return ReplayWidget(tokens_of(source), chunking, role=role, step=step)
 
 

@@ -75,6 +75,13 @@ def _source(text: str, origin: str, run_index: int) -> Any:
     return text
 
 
+def _lens(source: Any) -> Any:
+    """(ids, role, server tab data) for a capture (server lens), else None."""
+    from harmony_viz.servers._view import is_capture, lens_source
+
+    return lens_source(source) if is_capture(source) else None
+
+
 def run(args: argparse.Namespace) -> int:
     from harmony_viz.html import page_html
     from harmony_viz.trace import SourceError, Trace, parse_chunking, tokens_of
@@ -88,16 +95,18 @@ def run(args: argparse.Namespace) -> int:
     if not text.strip():
         raise CLIError(f"{origin}: empty input; give token ids (a JSON array) or Harmony text")
     try:
-        ids = tokens_of(_source(text, origin, args.run))
+        source = _source(text, origin, args.run)
+        lens = _lens(source)
+        ids = lens[0] if lens is not None else tokens_of(source)
     except SourceError as exc:
         raise CLIError(f"{origin}: {exc}") from None
     if not ids:
         raise CLIError(f"{origin}: the stream has no tokens")
-    trace = Trace.build(ids, chunking, role=args.role)
+    trace = Trace.build(ids, chunking, role=args.role or (lens[1] if lens is not None else None))
     step = args.step if args.step >= 0 else trace.n_steps + args.step
     if not 0 <= step < trace.n_steps:
         raise CLIError(f"--step {args.step} is out of range: this replay has steps 0 to {trace.n_steps - 1} (or -1 for the end)")
-    page = page_html(trace, step=step, title=args.title)
+    page = page_html(trace, step=step, title=args.title, server=lens[2] if lens is not None else None)
     if args.output == "-":
         sys.stdout.write(page)
         sys.stdout.flush()

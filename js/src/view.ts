@@ -3,6 +3,7 @@
 import { TraceData } from "./trace";
 import { chipLabel, escapeText, hexBytes, layoutRows, legend, rowOf, stepLabel, visibleRows } from "./layout";
 import type { ApiView, MessageMeta, ShownEvent, TraceMeta } from "./types";
+import { renderServerPanel, serverChecks } from "./server_panel";
 
 /** How many diagnostics were reported up to step s. */
 function lastAtMostStep(d: TraceData, s: number): number {
@@ -734,6 +735,17 @@ export class ReplayView {
 
   private apiShown: unknown = null;
   private apiTabShown = "";
+  private serverCheck = 0;
+
+  /** Go to the step where tokens [a, b) have been read, and highlight them (server lens). */
+  private jumpToTokens(a: number, b: number): void {
+    const d = this.data, n = d.nTokens;
+    const start = d.unitOfToken(Math.min(a, n)), end = b >= n ? d.stepEnds[d.nSteps - 1] : d.unitOfToken(b);
+    let s = 0;
+    while (s < d.nSteps - 1 && d.stepEnds[s] < end) s++;
+    this.goTo(s);
+    this.highlightSpan(start, end);
+  }
 
   renderApi(): void {
     const body = this.panels.api.body;
@@ -750,21 +762,27 @@ export class ReplayView {
     this.apiShown = api;
     this.apiTabShown = this.apiTab;
     body.textContent = "";
-    if (api.unavailable) { body.appendChild(h("div", { class: "hv-empty" }, api.unavailable)); return; }
+    const checks = serverChecks(this.data.meta);
+    if (api.unavailable && !checks) { body.appendChild(h("div", { class: "hv-empty" }, api.unavailable)); return; }
     if (api.error) body.appendChild(h("div", { class: "hv-error" }, api.error));
-    const entries = Object.entries(api.views ?? {});
+    const entries: Array<[string, unknown]> = Object.entries(api.views ?? {});
+    if (checks) entries.push(["server", checks]);  // server lens: its answer beside ours
     if (entries.length === 0) { body.appendChild(h("div", { class: "hv-empty" }, "no API view yet")); return; }
     const st = api.step ?? 0;
     body.appendChild(h("div", { class: "hv-note" }, st === this.step ? `as of step ${st}` : `as of step ${st} (${views ? "the last message boundary in this saved page" : "updating…"})`));
     if (!entries.some(([k]) => k === this.apiTab)) this.apiTab = entries[0][0];
     const tabs = h("div", { class: "hv-tabs" });
     for (const [k] of entries) {
-      const b = h("button", { type: "button", class: k === this.apiTab ? "hv-tab hv-tab-on" : "hv-tab", "data-tab": k }, k);
+      const b = h("button", { type: "button", class: k === this.apiTab ? "hv-tab hv-tab-on" : "hv-tab", "data-tab": k, ...(k === "server" ? { "data-hv": "api-tab-server" } : {}) }, k);
       b.addEventListener("click", () => { this.apiTab = k; this.renderApi(); });
       tabs.appendChild(b);
     }
     body.appendChild(tabs);
     const current = entries.find(([k]) => k === this.apiTab)![1];
+    if (this.apiTab === "server" && checks) {
+      renderServerPanel(body, checks, this.serverCheck, (i) => { this.serverCheck = i; this.apiShown = null; this.renderApi(); }, (a, b) => this.jumpToTokens(a, b));
+      return;
+    }
     body.appendChild(h("pre", { class: "hv-json" }, JSON.stringify(current, null, 2)));
   }
 }

@@ -1,0 +1,83 @@
+"""The server tab's data: server-check results (or a capture) as JSON the widget and page carry.
+
+Spans in ``where`` are shifted into the replayed stream's token units, so a capture that
+holds its prompt ids highlights the right tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from harmony_viz.servers._answer import Answer, answer_of
+from harmony_viz.servers._check import CheckResult, check_answer
+
+
+def _answer_json(answer: Answer) -> dict[str, Any]:
+    out = asdict(answer)
+    out["calls"] = [asdict(c) for c in answer.calls]
+    out["items"] = [asdict(i) for i in answer.items]
+    out.pop("token_ids", None)
+    return out
+
+
+def check_view(result: CheckResult, *, offset: int = 0) -> dict[str, Any]:
+    """One result as the panel draws it: both answers reduced, the raw objects, the discrepancies."""
+    discrepancies = []
+    for d in result.discrepancies:
+        item = d.to_json()
+        if d.where:
+            item["where"] = {**d.where, "start": d.where["start"] + offset, "end": d.where["end"] + offset}
+            item["where"].pop("step", None)  # the step depends on the chunking: the browser finds it
+        discrepancies.append(item)
+    return {
+        "file": result.file,
+        "api": result.api,
+        "replayed": result.replayed,
+        "error": result.error,
+        "answer": _answer_json(answer_of(result.api, result.server)) if result.server else None,
+        "expected_answer": _answer_json(answer_of(result.api, result.expected)) if result.expected is not None else None,
+        "server": result.server,
+        "expected": result.expected,
+        "discrepancies": discrepancies,
+    }
+
+
+def server_payload(results: Sequence[CheckResult], *, offset: int = 0) -> dict[str, Any]:
+    """The ``server`` entry of a trace payload: one view per result (e.g. one per api)."""
+    return {"checks": [check_view(r, offset=offset) for r in results]}
+
+
+def is_capture(source: Any) -> bool:
+    meta = getattr(source, "metadata", None)
+    server = getattr(meta, "extra", {}).get("server") if meta is not None else None
+    return isinstance(server, dict) and "api" in server
+
+
+def capture_result(run: Any) -> CheckResult:
+    """A capture run checked offline: its answer against our projection of its completion ids."""
+    server = run.metadata.extra["server"]
+    api = server["api"]
+    answer = server.get("chunks") if api.endswith("-stream") else server.get("final")
+    ids = list(run.completion_token_ids)
+    if not ids:
+        return CheckResult(run.id, api, (), None, answer, None, (), "the capture holds no token ids, so there is nothing to compare the answer with")
+    tools = (server.get("request") or {}).get("tools") if api.startswith("chat") else None
+    return check_answer(run.id, api, ids, answer, tools=tools, error=server.get("error"))
+
+
+def lens_source(source: Any) -> tuple[list[int], str | None, dict[str, Any]] | None:
+    """(token ids, scanner role, server payload) for a server-check result, a list of them, or a capture run; else None."""
+    if isinstance(source, CheckResult):
+        source = [source]
+    if isinstance(source, (list, tuple)) and source and all(isinstance(r, CheckResult) for r in source):
+        ids = list(source[0].token_ids)
+        if any(list(r.token_ids) != ids for r in source):
+            raise ValueError("these server-check results are for different streams; replay one stream's results at a time")
+        return ids, "assistant", server_payload(source)
+    if is_capture(source):
+        prompt = list(source.prompt_token_ids)
+        role = None if prompt else "assistant"
+        return prompt + list(source.completion_token_ids), role, server_payload([capture_result(source)], offset=len(prompt))
+    return None
