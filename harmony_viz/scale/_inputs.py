@@ -51,7 +51,7 @@ def input_kind(path: str) -> str:
     if p.is_dir():
         if (p / "state.json").is_file() or (p / "dataset_dict.json").is_file():
             return "dataset"
-        raise IsADirectoryError(f"{path}: is a folder; pass the run files inside it (e.g. {path}/*.json) or a dataset saved with save_to_disk")
+        raise IsADirectoryError(f"{path}: is a folder; pass the run files inside it (e.g. {path}/*.json)")
     if not p.exists():
         raise FileNotFoundError(f"{path}: no such run file; pass a path to a .jsonl, .json, .md or Harmony text file")
     name = p.name.lower()
@@ -81,7 +81,7 @@ def plan_units(paths: Sequence[str], *, pieces: int = 1, column: str | None = No
         elif kind == "dataset":
             units.extend(_dataset_units(path, pieces))
         else:
-            units.append(Unit(path, kind))
+            units.append(Unit(path, kind, first=1 if kind == "jsonl.gz" else 0))
     return units
 
 

@@ -116,13 +116,17 @@ def runs_from_record(record: Any, path: Path, run_id: str, *, column: str | None
 
 
 def _run_from_chat(messages: list[Any], run_id: str, meta_obj: dict[str, Any], rest: Mapping[str, Any]) -> Run:
-    """Chat messages rendered as gpt-oss servers render them, kept as whole text (no prompt/completion split)."""
-    from harmony_viz.render import RenderError, conversation_from_chat, render_conversation_for_training
+    """Chat messages rendered as gpt-oss servers render them, kept as whole text (no prompt/completion split).
+
+    Reasoning is kept in every turn (a server would drop it from finished turns): the record
+    is what the model wrote, and the stats count it.
+    """
+    from harmony_viz.render import RenderError, RenderOptions, conversation_from_chat, render_conversation_for_training
     from harmony_viz.tokens import encoding
 
     request = {"messages": messages, "reasoning_effort": meta_obj.get("reasoning_effort"), "tools": rest.get("tools")}
     try:
-        ids = render_conversation_for_training(conversation_from_chat(request))
+        ids = render_conversation_for_training(conversation_from_chat(request), options=RenderOptions(drop_analysis=False))
     except RenderError as exc:
         bad = load_diagnostic("load.bad-entry", f"{run_id}: chat messages do not render ({exc})")
         return Run(id=run_id, metadata=RunMetadata.from_json(meta_obj), diagnostics=(bad,))
