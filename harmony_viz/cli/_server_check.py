@@ -33,6 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", metavar="NAME", help="model name (default: the first one the server lists)")
     p.add_argument("--request", metavar="REQUEST.json", help="a Chat Completions request body (messages, tools); Responses requests are derived from it")
     p.add_argument("--api", choices=["chat", "chat-stream", "responses", "responses-stream", "all"], default="all", help="which API to check (default all)")
+    p.add_argument("--save-captures", metavar="DIR", help="also save each exchange as a capture (DIR/STEM.API.json) to check again offline")
     p.add_argument("--json", action="store_true", help="one JSON object a line per stream per api")
     p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds per request (default 120)")
     p.set_defaults(func=run)
@@ -45,10 +46,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.base_url:
             apis = APIS if args.api == "all" else (args.api,)
-            results = check_streams(args.base_url, args.files, model=args.model, request=read_request(args.request), apis=apis, timeout=args.timeout)
+            results = check_streams(args.base_url, args.files, model=args.model, request=read_request(args.request), apis=apis, timeout=args.timeout, save_captures=args.save_captures)
         else:
-            if args.request or args.model or args.api != "all":
-                raise CLIError("--request, --model and --api need --base-url; without it the files are captures, checked offline")
+            if args.request or args.model or args.api != "all" or args.save_captures:
+                raise CLIError("--request, --model, --api and --save-captures need --base-url; without it the files are captures, checked offline")
             results = check_captures(args.files)
         for r in results:
             if args.json:

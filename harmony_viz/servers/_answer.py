@@ -190,12 +190,14 @@ def from_response_events(events: list[dict[str, Any]]) -> Answer:
             content[at] = content.get(at, "") + (event.get("delta") or "")
         elif kind in ("response.reasoning_text.delta", "response.reasoning_summary_text.delta"):
             reasoning[at] = reasoning.get(at, "") + (event.get("delta") or "")
-        elif kind == "response.function_call_arguments.delta":
+        elif kind in ("response.function_call_arguments.delta", "response.mcp_call_arguments.delta"):
             args[at] = args.get(at, "") + (event.get("delta") or "")
         elif kind in ("response.output_item.added", "response.output_item.done"):
             item = event.get("item") or {}
             if item.get("type") in ("function_call", "mcp_call"):
                 names[at] = (_short_name(str(item.get("name") or "")), str(item.get("type")))
+                if kind == "response.output_item.done" and at not in args and item.get("arguments"):
+                    args[at] = str(item["arguments"])  # sent whole, without deltas
     final = final_response(events)
     done = from_response(final) if final is not None else Answer()
     return Answer(

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,18 +18,6 @@ from harmony_viz.servers._answer import answer_of, final_response
 from harmony_viz.servers._client import Exchange, build_request, client_for, default_model, send
 
 APIS = ("chat", "responses")
-
-
-@dataclass(frozen=True)
-class CaptureView:
-    """What ``server-check`` needs from a capture run."""
-
-    api: str
-    request: dict[str, Any]
-    server: Any
-    completion_token_ids: tuple[int, ...]
-    error: str | None
-    elapsed: float
 
 
 def _now() -> str:
@@ -94,8 +81,6 @@ def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any]
     >>> run.metadata.extra["server"]["token_ids_source"]  # doctest: +SKIP
     'return_token_ids'
     """
-    from harmony_viz.runs import Run, RunMetadata
-
     if api not in APIS:
         raise ValueError(f"unknown api {api!r}; expected chat or responses")
     if (prompt is None) == (request is None):
@@ -113,22 +98,37 @@ def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any]
         if api == "chat":
             req["logprobs"] = True
         ex = send(client, full_api, req)
+    run = capture_run(base_url, ex, model=model, started=started)
+    if out is not None:
+        save_capture(run, out)
+    return run
+
+
+def capture_run(base_url: str, ex: Exchange, *, model: str, started: str | None = None, script: list[int] | None = None) -> Any:
+    """The run that keeps exchange ``ex``; ``script`` (a replay's forced ids) stands in for ids the server did not return."""
+    from harmony_viz.runs import Run, RunMetadata
+
+    started = started or _now()
+    full_api, req = ex.api, ex.request
     answer = answer_of(full_api, ex.server) if ex.server else None
     ids, source = (answer.token_ids, "return_token_ids") if answer and answer.token_ids is not None else (None, None)
     if ids is None:
         ids = ids_from_logprobs(full_api, ex.server)
         source = "logprobs" if ids is not None else None
+    if ids is None and script is not None:
+        ids, source = tuple(script), "script"
     note = {"return_token_ids": "token ids as the server returned them",
             "logprobs": "token ids from the logprob tokens",
+            "script": "the server returned no token ids; these are the ids its request forced (vllm_xargs.script)",
             None: "the server returned no token ids (nor logprob tokens): this capture holds the answer only"}[source]
-    final = ex.final if not ex.stream else (final_response(list(ex.chunks)) if api == "responses" else None)
+    final = ex.final if not ex.stream else (final_response(list(ex.chunks)) if full_api.startswith("responses") else None)
     server_meta = {
         "base_url": base_url, "api": full_api, "request": req, "final": final, "chunks": list(ex.chunks),
         "arrival_times": list(ex.times), "elapsed": ex.elapsed, "error": ex.error,
         "token_ids_source": source, "token_ids_note": note,
     }
     times = _token_times(ex) if source == "return_token_ids" else None
-    run = Run(
+    return Run(
         id=f"capture-{started}",
         metadata=RunMetadata(model=model, source="capture", started_at=started, finished_at=_now(),
                              sampling={k: req[k] for k in ("temperature", "max_tokens", "max_output_tokens") if k in req},
@@ -137,22 +137,43 @@ def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any]
         completion_token_ids=tuple(ids or ()),
         token_times=times if times is not None and len(times) == len(ids or ()) else None,
     )
-    if out is not None:
-        Path(out).write_text(json.dumps(run.to_json(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return run
 
 
-def load_capture(path: str | os.PathLike[str]) -> CaptureView:
-    """The server part of a capture file; a ValueError in one line when the file is not a capture."""
+def save_capture(run: Any, path: str | os.PathLike[str]) -> Path:
+    """Write a capture run as one JSON object (the run format ``load_runs`` reads)."""
+    out = Path(path)
+    out.write_text(json.dumps(run.to_json(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return out
+
+
+def load_capture(path: str | os.PathLike[str]) -> Any:
+    """The capture run in ``path``; a ValueError in one line when the file is not a capture."""
     from harmony_viz.runs import load_runs
 
     try:
         runs = load_runs(path)
     except OSError as exc:
         raise ValueError(str(exc)) from None
-    server = runs[0].metadata.extra.get("server") if len(runs) == 1 else None
-    if not isinstance(server, dict) or server.get("api") not in ("chat", "chat-stream", "responses", "responses-stream"):
+    if len(runs) != 1 or not is_capture(runs[0]):
         raise ValueError(f"{path}: not a capture (a run with metadata.server, as `harmony-viz capture -o` writes)")
+    return runs[0]
+
+
+def is_capture(source: Any) -> bool:
+    meta = getattr(source, "metadata", None)
+    server = getattr(meta, "extra", {}).get("server") if meta is not None else None
+    return isinstance(server, dict) and server.get("api") in ("chat", "chat-stream", "responses", "responses-stream")
+
+
+def capture_result(run: Any, name: str | None = None) -> Any:
+    """A capture checked offline (a ``CheckResult``): its answer against our projection of its completion ids."""
+    from harmony_viz.servers._check import CheckResult, check_answer
+
+    server = run.metadata.extra["server"]
     api = server["api"]
     answer = server.get("chunks") if api.endswith("-stream") else server.get("final")
-    return CaptureView(api, server.get("request") or {}, answer, runs[0].completion_token_ids, server.get("error"), float(server.get("elapsed") or 0.0))
+    ids = list(run.completion_token_ids)
+    if not ids:
+        return CheckResult(name or run.id, api, (), None, answer, None, (), server.get("token_ids_note") or "the capture holds no token ids")
+    tools = (server.get("request") or {}).get("tools") if api.startswith("chat") else None
+    return check_answer(name or run.id, api, ids, answer, tools=tools, error=server.get("error"), server_seconds=float(server.get("elapsed") or 0.0))

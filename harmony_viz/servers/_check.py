@@ -141,10 +141,10 @@ def check_answer(file: str, api: str, ids: Sequence[int], server: Any, *, tools:
 
 def _with_stream_final(results: list[CheckResult]) -> list[CheckResult]:
     """Add stream-final-mismatch to each stream api whose non-streamed twin was checked too."""
-    by_api = {r.api: r for r in results}
+    by_key = {(r.api, r.token_ids): r for r in results}
     out = []
     for r in results:
-        twin = by_api.get(r.api.removesuffix("-stream")) if r.api.endswith("-stream") else None
+        twin = by_key.get((r.api.removesuffix("-stream"), r.token_ids)) if r.api.endswith("-stream") else None
         if twin is not None and twin.server is not None and r.server:
             t0 = time.perf_counter()
             extra = compare_stream_final(answer_of(r.api, r.server), answer_of(twin.api, twin.server))
@@ -155,8 +155,12 @@ def _with_stream_final(results: list[CheckResult]) -> list[CheckResult]:
 
 
 def check_streams(base_url: str, streams: Sequence[str], *, model: str | None = None, request: dict[str, Any] | None = None,
-                  apis: Sequence[str] = APIS, timeout: float = 120.0) -> Iterator[CheckResult]:
-    """Replay each stream file through the server for each api (``vllm_xargs.script``) and compare."""
+                  apis: Sequence[str] = APIS, timeout: float = 120.0, save_captures: str | Path | None = None) -> Iterator[CheckResult]:
+    """Replay each stream file through the server for each api (``vllm_xargs.script``) and compare.
+
+    ``save_captures`` is a folder: each exchange is also saved there as a capture
+    (``STEM.API.json``), which ``server-check`` can check again offline.
+    """
     parsed = [(s, read_stream(s)) for s in streams]  # bad input fails before any request
     client = client_for(base_url, timeout=timeout)
     model = model or default_model(client)
@@ -166,21 +170,22 @@ def check_streams(base_url: str, streams: Sequence[str], *, model: str | None = 
         for api in apis:
             req = build_request(api, body, model=model, max_tokens=len(ids), script=ids)
             ex: Exchange = send(client, api, req)
+            if save_captures is not None:
+                from harmony_viz.servers._capture import capture_run, save_capture
+
+                Path(save_captures).mkdir(parents=True, exist_ok=True)
+                save_capture(capture_run(base_url, ex, model=model, script=ids), Path(save_captures) / f"{Path(name).stem}.{api}.json")
             results.append(check_answer(name, api, ids, ex.server, tools=body.get("tools"), error=ex.error, server_seconds=ex.elapsed))
         yield from _with_stream_final(results)
 
 
 def check_captures(paths: Sequence[str]) -> Iterator[CheckResult]:
-    """Compare captures (``capture -o``) offline: the tokens they hold against the answer they hold."""
-    from harmony_viz.servers._capture import load_capture
+    """Compare captures (``capture -o``, ``--save-captures``) offline: the tokens they hold against the answer they hold."""
+    from harmony_viz.servers._capture import capture_result, load_capture
 
-    loaded = [(p, load_capture(p)) for p in paths]
-    for path, cap in loaded:
-        if not cap.completion_token_ids:
-            yield CheckResult(path, cap.api, (), None, cap.server, None, (), "the capture holds no token ids, so there is nothing to compare the answer with")
-            continue
-        tools = cap.request.get("tools") if cap.api.startswith("chat") else None
-        yield check_answer(path, cap.api, cap.completion_token_ids, cap.server, tools=tools, error=cap.error, server_seconds=cap.elapsed)
+    loaded = [(p, load_capture(p)) for p in paths]  # bad input fails before any output
+    # A streamed and a non-streamed capture of the same tokens are compared with each other too.
+    yield from _with_stream_final([capture_result(run, str(path)) for path, run in loaded])
 
 
 def format_result(r: CheckResult) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 APIS: tuple[str, ...] = ("chat", "chat-stream", "responses", "responses-stream")
@@ -114,6 +114,13 @@ def build_request(api: str, chat: dict[str, Any], *, model: str, max_tokens: int
     return req
 
 
+def _unreachable(exc: Exception) -> bool:
+    import httpx
+
+    cause = exc.__cause__
+    return isinstance(cause, (httpx.ConnectError, httpx.ConnectTimeout)) or cause is None
+
+
 def send(client: Any, api: str, request: dict[str, Any]) -> Exchange:
     """Send one request; an HTTP error is returned in ``error``, an unreachable server raises ServerError."""
     import openai
@@ -132,7 +139,11 @@ def send(client: Any, api: str, request: dict[str, Any]) -> Exchange:
         else:
             final = result.to_dict()
     except openai.APIConnectionError as exc:
-        raise ServerError(f"cannot reach {client.base_url}: {exc.__cause__ or exc}") from None
+        if _unreachable(exc):
+            raise ServerError(f"cannot reach {client.base_url}: {exc.__cause__ or exc}") from None
+        # It answered, then broke off (e.g. a crash mid-stream): a finding about this request.
+        return Exchange(api, request, chunks=tuple(chunks), times=tuple(times), elapsed=time.perf_counter() - t0,
+                        error=f"connection broken after {len(chunks)} chunk(s): {exc.__cause__ or exc}")
     except openai.APIError as exc:
         status = getattr(exc, "status_code", None)
         return Exchange(api, request, chunks=tuple(chunks), times=tuple(times), elapsed=time.perf_counter() - t0,

@@ -11,7 +11,8 @@ from dataclasses import asdict
 from typing import Any
 
 from harmony_viz.servers._answer import Answer, answer_of
-from harmony_viz.servers._check import CheckResult, check_answer
+from harmony_viz.servers._capture import capture_result, is_capture
+from harmony_viz.servers._check import CheckResult
 
 
 def _answer_json(answer: Answer) -> dict[str, Any]:
@@ -47,24 +48,6 @@ def check_view(result: CheckResult, *, offset: int = 0) -> dict[str, Any]:
 def server_payload(results: Sequence[CheckResult], *, offset: int = 0) -> dict[str, Any]:
     """The ``server`` entry of a trace payload: one view per result (e.g. one per api)."""
     return {"checks": [check_view(r, offset=offset) for r in results]}
-
-
-def is_capture(source: Any) -> bool:
-    meta = getattr(source, "metadata", None)
-    server = getattr(meta, "extra", {}).get("server") if meta is not None else None
-    return isinstance(server, dict) and "api" in server
-
-
-def capture_result(run: Any) -> CheckResult:
-    """A capture run checked offline: its answer against our projection of its completion ids."""
-    server = run.metadata.extra["server"]
-    api = server["api"]
-    answer = server.get("chunks") if api.endswith("-stream") else server.get("final")
-    ids = list(run.completion_token_ids)
-    if not ids:
-        return CheckResult(run.id, api, (), None, answer, None, (), "the capture holds no token ids, so there is nothing to compare the answer with")
-    tools = (server.get("request") or {}).get("tools") if api.startswith("chat") else None
-    return check_answer(run.id, api, ids, answer, tools=tools, error=server.get("error"))
 
 
 def lens_source(source: Any) -> tuple[list[int], str | None, dict[str, Any]] | None:
