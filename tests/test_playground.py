@@ -117,14 +117,16 @@ def test_text_is_kept_exactly_and_scanned(enc) -> None:
     assert w.text == MODEL_TEXT and w.origin == "text"
     assert w.tokens == enc.encode(MODEL_TEXT, allowed_special="all")
     assert enc.decode(w.tokens) == MODEL_TEXT
-    assert [m["role"] for m in w.messages] == ["user", "assistant", "assistant"]
+    # The header cut off at the end makes no message (issue 13); it is reported instead.
+    assert [m["role"] for m in w.messages] == ["user", "assistant"]
+    assert "eos-in-header" in {d["code"] for d in w.diagnostics}
     assert w.messages[1]["recipient"] == "functions.get_weather"
     assert w.messages[1]["content_type"] == "<|constrain|>json"
     codes = {d["code"] for d in w.diagnostics}
     assert codes & {d.code for d in scan(w.tokens).diagnostics}  # the scanner's findings are shown
     # the stream side tells which message each token belongs to
     spans = w._stream["messages"]
-    assert [s["index"] for s in spans] == [0, 1, 2]
+    assert [s["index"] for s in spans] == [0, 1]
     assert spans[1]["start"] < spans[1]["header_end"] < spans[1]["end"]
     assert w.tokens[spans[1]["header_end"] - 1] == 200008
 

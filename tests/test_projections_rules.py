@@ -426,3 +426,49 @@ def test_cli_parse_tools_and_reasoning_field(tmp_path, capsys):
     assert main(["parse", str(stream), "--role", "assistant", "--output", "chat", "--tools", str(tools)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--tools" in err
+
+
+# ------------------------------------------------------------------ every reader follows the rule
+
+HIDDEN_STREAM = "<|start|>assistant" + HIDDEN_HEADERS["doubled channel, analysis last"][0] + FINAL
+
+
+def test_widget_api_view_follows_the_rule():
+    from harmony_viz import replay
+
+    w = replay(HIDDEN_STREAM, chunking="token")
+    w.step = w.n_steps - 1
+    views = w.api_view["views"]
+    for name in ("chat", "chat (legacy vLLM)"):
+        msg = views[name]["choices"][0]["message"]
+        assert SECRET not in (msg["content"] or "") and msg["reasoning_content"] == SECRET, name
+    assert [i["type"] for i in views["responses"]["output"]] == ["reasoning", "message"]
+
+
+def test_playground_follows_the_rule():
+    from harmony_viz import playground
+
+    w = playground(HIDDEN_STREAM)
+    kinds = [(m["channel"], m["kind"]) for m in w._stream["messages"]]
+    assert kinds == [("commentary", "reasoning"), ("final", "final")]
+    assert "duplicate-channel" in {d["code"] for d in w.diagnostics}
+
+
+def test_stats_follow_the_rule(tmp_path):
+    from harmony_viz.runs import run_usage
+    from harmony_viz.runs._text import run_from_text
+
+    usage_ = run_usage(run_from_text(HIDDEN_STREAM, tmp_path / "hidden.txt"))
+    by_kind = usage_.output_tokens_by_kind()
+    assert by_kind["reasoning"] > 0 and by_kind["final"] > 0
+    assert [m.kind for m in usage_.messages] == ["reasoning", "final"]
+
+
+def test_lints_follow_the_rule():
+    from harmony_viz.lint import lint
+
+    leak = "I will call to=functions.get_weather now."
+    shown = lint(f"<|channel|>final<|message|>{leak}<|return|>", role="assistant")
+    hidden = lint(f"<|channel|>commentaryanalysis<|message|>{leak}<|end|>" + FINAL, role="assistant")
+    assert "call-in-text" in {d.code for d in shown}
+    assert "call-in-text" not in {d.code for d in hidden}  # reasoning is not text a user sees

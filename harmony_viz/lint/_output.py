@@ -44,7 +44,7 @@ def check_output(
             continue
         if view.is_call:
             out.extend(_check_call(view, tools, by_recipient, tools_from_prompt=tools_from_prompt))
-        elif view.channel == "commentary":
+        elif view.kind == "preamble":
             out.extend(_check_preamble(view, views[k + 1 :]))
         if view.is_visible:
             out.extend(_calls_in_text(view, tools))

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harmony_viz.scanner._events import ContentDelta, MessageEnd, MessageStart
+from harmony_viz.scanner._visibility import is_visible
 
 # Roles the format defines; any other author (``functions.x``, ``browser.search``) is a tool.
 STANDARD_ROLES = frozenset({"system", "developer", "user", "assistant"})
@@ -65,8 +66,8 @@ class MessageView:
 
     @property
     def is_visible(self) -> bool:
-        """Assistant text a user would see: final, preamble, or a message with no channel."""
-        return self.role == "assistant" and not self.is_call and self.channel != "analysis"
+        """Assistant text a user would see, by the one visibility rule (``harmony_viz.scanner.visibility``)."""
+        return self.role == "assistant" and is_visible(self.kind)
 
     def span_of(self, start: int, end: int) -> tuple[int, int]:
         """Input-unit span covering characters ``start:end`` of the body text."""

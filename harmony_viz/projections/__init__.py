@@ -4,6 +4,14 @@ Two behaviours side by side: a correct server (vLLM after its preamble fix, seed
 with ``legacy_vllm=True``, vLLM before that fix — preambles hidden as reasoning in the
 Responses API and tool-call JSON leaking into Chat Completions ``content``.
 
+What is visible, reasoning or a call is decided by one rule, ``harmony_viz.scanner.visibility``
+(read by the scanner into each message's ``kind``): final text and preambles (commentary with
+no recipient) are visible; analysis, and any text whose header leaves it in doubt (a doubled
+header with an analysis or unknown part, a glued or misspelt or empty channel name, a lone
+commentary header addressed ``to=assistant``) is reasoning, never content and never dropped; a
+recipient other than ``assistant`` makes a call whatever else is wrong with the header. Every
+object validates against the official ``openai`` SDK's types (see :func:`validate`).
+
 Plain functions take the events (or the per-feed steps, for stream forms) of one stream;
 :class:`Projector` is the incremental form for "the API view as of step k". Ids are
 deterministic: ``call_0``, ``call_1``… by function-call index, items ``rs_0``/``msg_1``/
