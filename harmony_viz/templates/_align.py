@@ -1,76 +1,84 @@
 """Pair the messages of two renders of one conversation.
 
-First difflib on (author, recipient, channel), which lines up everything both sides render
-alike. Inside each stretch where they disagree, a message is paired with the next one on
-the other side that is plausibly the same message: same author and recipient, or the
-same text on another channel (a preamble moved to analysis), or both tool results (a
-result named after the wrong call). What stays unpaired was dropped or added.
+An alignment in the Needleman-Wunsch manner: each possible pair gets a score for how
+plausibly it is the same message (same header and text; same header and the text
+JSON-encoded again; a preamble moved to analysis; a tool result named after the wrong
+call), leaving a message out costs nothing, and the order is kept. The best total wins.
+On ties the earlier of our messages is paired (the template keeps the first of parallel
+calls). What stays unpaired was dropped or added.
 """
 
 from __future__ import annotations
 
-import difflib
+import json
 from collections.abc import Sequence
+from typing import Any
 
 from harmony_viz.templates._side import RenderedMessage
 
 Pair = tuple[RenderedMessage | None, RenderedMessage | None]
 
 
-def _key(m: RenderedMessage) -> tuple[str, str | None, str | None]:
-    return (m.author, m.recipient, m.channel)
+def _loads(text: str) -> tuple[bool, Any]:
+    try:
+        return True, json.loads(text)
+    except (ValueError, RecursionError):
+        return False, None
 
 
-def _same_message(a: RenderedMessage, b: RenderedMessage) -> bool:
-    if a.author == b.author and a.recipient == b.recipient and a.channel == b.channel:
+def double_encoded(ours: str, theirs: str) -> bool:
+    """``theirs`` is a JSON string whose value is ``ours`` (or the same JSON as ``ours``)."""
+    ok, value = _loads(theirs)
+    if not ok or not isinstance(value, str):
+        return False
+    if value == ours:
         return True
-    if a.author == b.author == "assistant" and a.recipient is None and b.recipient is None:
-        return a.body.strip() == b.body.strip() and bool(a.body.strip())
-    if a.is_tool_result and b.is_tool_result:
-        return True
-    return a.author == b.author and a.recipient == b.recipient and a.recipient is not None
+    a_ok, a = _loads(value)
+    b_ok, b = _loads(ours)
+    return a_ok and b_ok and a == b
 
 
-def _pair_stretch(ours: Sequence[RenderedMessage], theirs: Sequence[RenderedMessage]) -> list[Pair]:
-    out: list[Pair] = []
-    j = 0
-    for o in ours:
-        k = next((k for k in range(j, len(theirs)) if _same_message(o, theirs[k])), None)
-        if k is None:
-            out.append((o, None))
-            continue
-        out.extend((None, t) for t in theirs[j:k])
-        out.append((o, theirs[k]))
-        j = k + 1
-    out.extend((None, t) for t in theirs[j:])
-    return out
+def _squeezed(m: RenderedMessage) -> str:
+    return "".join(m.body.split())
+
+
+def score(o: RenderedMessage, t: RenderedMessage) -> int:
+    """How plausibly ``o`` and ``t`` are one message rendered two ways; 0 means not at all."""
+    same_text = _squeezed(o) == _squeezed(t)
+    related = same_text or double_encoded(o.body, t.body)
+    if (o.author, o.recipient, o.channel) == (t.author, t.recipient, t.channel):
+        return 10 if same_text else (8 if related else 4)
+    if o.author == t.author == "assistant" and o.recipient is None and t.recipient is None:
+        return 6 if same_text and o.body.strip() else 0  # a preamble moved to analysis
+    if o.is_tool_result and t.is_tool_result:
+        return 5 if related else 2  # a result named after another call
+    if o.author == t.author and o.recipient == t.recipient and o.recipient is not None:
+        return 3
+    return 0
 
 
 def align(ours: Sequence[RenderedMessage], theirs: Sequence[RenderedMessage]) -> list[Pair]:
     """The messages of both sides in order, paired; None where a side has no counterpart."""
-    matcher = difflib.SequenceMatcher(None, [_key(m) for m in ours], [_key(m) for m in theirs], autojunk=False)
+    n, m = len(ours), len(theirs)
+    scores = [[score(o, t) for t in theirs] for o in ours]
+    best = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        row, prev, s = best[i], best[i - 1], scores[i - 1]
+        for j in range(1, m + 1):
+            pair = prev[j - 1] + s[j - 1] if s[j - 1] else -1
+            row[j] = max(prev[j], row[j - 1], pair)
     out: list[Pair] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            out.extend(zip(ours[i1:i2], theirs[j1:j2]))
+    i, j = n, m
+    while i > 0 or j > 0:
+        # Walking back from the end: leave out our later message first, so ties pair the earlier one.
+        if i > 0 and best[i][j] == best[i - 1][j]:
+            out.append((ours[i - 1], None))
+            i -= 1
+        elif i > 0 and j > 0 and scores[i - 1][j - 1] and best[i][j] == best[i - 1][j - 1] + scores[i - 1][j - 1]:
+            out.append((ours[i - 1], theirs[j - 1]))
+            i, j = i - 1, j - 1
         else:
-            out.extend(_pair_stretch(ours[i1:i2], theirs[j1:j2]))
-    return _pair_earliest(out)
-
-
-def _pair_earliest(pairs: list[Pair]) -> list[Pair]:
-    """Of several alike messages of ours in a row (parallel calls), pair the first, not the last.
-
-    difflib favours the longest common run, which can pair the template's one call with
-    our second; the template renders the first, so the pairing moves back to it.
-    """
-    out = list(pairs)
-    for k, (o, t) in enumerate(out):
-        if o is None or t is None:
-            continue
-        j = k
-        while j > 0 and out[j - 1][1] is None and out[j - 1][0] is not None and _key(out[j - 1][0]) == _key(o):
+            out.append((None, theirs[j - 1]))
             j -= 1
-        if j < k:
-            out[j], out[k] = (out[j][0], t), (o, None)
+    out.reverse()
     return out

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
-from typing import Any
 
-from harmony_viz.templates._align import Pair
+from harmony_viz.templates._align import Pair, double_encoded
 from harmony_viz.templates._codes import Difference
 from harmony_viz.templates._side import RenderedMessage, Side
 
@@ -18,25 +16,6 @@ _TOOLS_HEADING = "# Tools"
 
 def _squeeze(text: str) -> str:
     return _WS.sub("", text)
-
-
-def _loads(text: str) -> tuple[bool, Any]:
-    try:
-        return True, json.loads(text)
-    except (ValueError, RecursionError):
-        return False, None
-
-
-def _double_encoded(ours: str, theirs: str) -> bool:
-    """``theirs`` is a JSON string whose value is ``ours`` (or the same JSON as ``ours``)."""
-    ok, value = _loads(theirs)
-    if not ok or not isinstance(value, str):
-        return False
-    if value == ours:
-        return True
-    a_ok, a = _loads(value)
-    b_ok, b = _loads(ours)
-    return a_ok and b_ok and a == b
 
 
 class _Pair:
@@ -64,7 +43,9 @@ def _where(m: RenderedMessage) -> str:
 def _header(p: _Pair) -> list[Difference]:
     o, t = p.o, p.t
     out: list[Difference] = []
-    if o.author != t.author:
+    if o.author != t.author and o.is_tool_result and t.is_tool_result:
+        out.append(p.header("other", f"{_where(o)}: the template names it {t.author} (tokens {t.start}-{t.header_end}); it names every result after the first call of the last assistant message"))
+    elif o.author != t.author:
         out.append(p.header("other", f"{_where(o)}: written by {o.author} in ours, {t.author} in the template (tokens {o.start}-{o.header_end} / {t.start}-{t.header_end})"))
     if o.channel != t.channel:
         if o.is_preamble and t.channel == "analysis":
@@ -126,9 +107,9 @@ def _body(p: _Pair) -> list[Difference]:
     o, t = p.o, p.t
     if o.body == t.body:
         return []
-    if o.is_call and _double_encoded(o.body, t.body):
+    if o.is_call and double_encoded(o.body, t.body):
         return [p.body("arguments-double-encoded", f"{_where(o)}: the arguments are a JSON string holding the JSON (given as a string, encoded again)")]
-    if o.is_tool_result and _double_encoded(o.body, t.body):
+    if o.is_tool_result and double_encoded(o.body, t.body):
         return [p.body("tool-result-double-encoded", f"{_where(o)}: the tool result is JSON-encoded as a string (quotes and escapes added)")]
     if o.author == "system" and t.author == "system":
         return _system(p)

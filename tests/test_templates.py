@@ -1,0 +1,202 @@
+"""Template lens: every code, produced by a conversation rendered through the real gpt-oss template."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harmony_viz.templates import CODES, LensError, compare, load_template, template_from_model
+from harmony_viz.templates import ChatTemplate, TemplateSourceError
+
+from tests._templates import DATE, WEATHER, call, real_template, request
+
+pytest.importorskip("transformers")
+
+
+@pytest.fixture(scope="module")
+def template():
+    return real_template()
+
+
+def codes(result) -> list[str]:
+    return [d.code for d in result.differences]
+
+
+def one(result, code: str):
+    (d,) = [d for d in result.differences if d.code == code]
+    return d
+
+
+def check_quotes(result) -> None:
+    for d in result.differences:
+        assert d.code in CODES
+        assert d.ours in result.ours.text and d.template in result.template.text
+
+
+USER = {"role": "user", "content": "Weather in Paris?"}
+TOOL_TURN = (
+    USER,
+    {"role": "assistant", "tool_calls": [call("c1", "get_weather", '{"city": "Paris"}')]},
+    {"role": "tool", "tool_call_id": "c1", "content": "sunny, 21 C"},
+)
+
+
+def test_plain_conversation_shows_only_whitespace(template):
+    req = request({"role": "system", "content": "Answer in one word."}, USER, {"role": "assistant", "content": "Sunny."})
+    result = compare(req, template, date=DATE)
+    assert set(codes(result)) <= {"whitespace", "date-varies"}
+    d = one(result, "whitespace")
+    # the template ends developer instructions in a blank line where the format does not
+    assert (d.ours, d.template) == ("# Instructions\n\nAnswer in one word.", "# Instructions\n\nAnswer in one word.\n\n")
+    check_quotes(result)
+
+
+def test_plain_conversation_without_instructions_is_identical(template):
+    result = compare(request(USER, {"role": "assistant", "content": "Sunny."}), template, date=DATE)
+    assert result.identical and result.differences == ()
+    assert result.ours.text == result.template.text
+    assert result.ours.text.endswith("<|channel|>final<|message|>Sunny.<|return|>")
+
+
+def test_date_varies_when_only_the_date_line_differs(template):
+    req = request({"role": "system", "content": "Be brief."}, USER, {"role": "assistant", "content": "Sunny."})
+    result = compare(req, template, date=DATE, template_date="2026-01-02")
+    assert "date-varies" in codes(result) and set(codes(result)) <= {"whitespace", "date-varies"}
+    d = one(result, "date-varies")
+    assert (d.ours, d.template) == (f"Current date: {DATE}", "Current date: 2026-01-02")
+    check_quotes(result)
+
+
+def test_string_arguments_and_results_are_encoded_twice_and_json_loses_constrain(template):
+    result = compare(request(*TOOL_TURN, tools=[WEATHER]), template, date=DATE)
+    assert codes(result) == ["constrain-missing", "arguments-double-encoded", "tool-result-double-encoded"]
+    args = one(result, "arguments-double-encoded")
+    assert args.ours == '{"city": "Paris"}' and json.loads(args.template) == args.ours
+    res = one(result, "tool-result-double-encoded")
+    assert (res.ours, res.template) == ("sunny, 21 C", '"sunny, 21 C"')
+    con = one(result, "constrain-missing")
+    assert con.ours.endswith("commentary <|constrain|>json<|message|>") and con.template.endswith("commentary json<|message|>")
+    check_quotes(result)
+
+
+def test_object_arguments_are_not_double_encoded(template):
+    req = request(USER, {"role": "assistant", "tool_calls": [call("c1", "get_weather", {"city": "Paris", "days": [1, 2]})]},
+                  {"role": "tool", "tool_call_id": "c1", "content": {"sky": "sunny"}}, tools=[WEATHER])
+    result = compare(req, template, date=DATE)
+    assert "arguments-double-encoded" not in codes(result)
+    assert "tool-result-double-encoded" not in codes(result)
+    assert codes(result) == ["constrain-missing"]
+
+
+def test_parallel_calls_after_the_first_are_dropped(template):
+    req = request(USER, {"role": "assistant", "tool_calls": [call("c1", "get_weather", {"city": "Paris"}), call("c2", "get_weather", {"city": "Lyon"})]},
+                  tools=[WEATHER])
+    result = compare(req, template, date=DATE)
+    d = one(result, "parallel-calls-dropped")
+    assert '{"city": "Lyon"}' in d.ours and d.template == ""
+    assert '"Lyon"' not in result.template.text and '{"city": "Paris"}' in result.template.text
+    check_quotes(result)
+
+
+def test_preamble_with_a_later_final_is_dropped(template):
+    req = request(USER, {"role": "assistant", "content": "Let me check.", "tool_calls": [call("c1", "get_weather", {"city": "Paris"})]},
+                  {"role": "tool", "tool_call_id": "c1", "content": "sunny"}, {"role": "assistant", "content": "Sunny."}, tools=[WEATHER])
+    result = compare(req, template, date=DATE)
+    d = one(result, "preamble-dropped")
+    assert d.ours == "<|start|>assistant<|channel|>commentary<|message|>Let me check.<|end|>" and d.template == ""
+    assert "Let me check." not in result.template.text
+
+
+def test_preamble_without_a_later_final_becomes_analysis(template):
+    req = request(USER, {"role": "assistant", "content": "Let me check.", "tool_calls": [call("c1", "get_weather", {"city": "Paris"})]},
+                  tools=[WEATHER])
+    result = compare(req, template, date=DATE)
+    d = one(result, "preamble-as-analysis")
+    assert "commentary" in d.ours and "analysis" in d.template
+    assert "<|channel|>analysis<|message|>Let me check.<|end|>" in result.template.text
+    check_quotes(result)
+
+
+@pytest.mark.parametrize("field", ["thinking", "reasoning_content"])
+def test_last_turn_thinking_is_kept_by_the_template_for_training(template, field):
+    req = request(USER, {"role": "assistant", field: "The user wants weather.", "content": "Sunny."})
+    result = compare(req, template, date=DATE)
+    d = one(result, "analysis-kept")
+    assert d.ours == "" and d.template == "<|start|>assistant<|channel|>analysis<|message|>The user wants weather.<|end|>"
+    # the prompt for the next turn drops it on both sides
+    assert compare(req, template, date=DATE, for_completion=True).identical
+
+
+def test_earlier_thinking_is_dropped_by_the_template_while_a_call_is_pending(template):
+    req = request({"role": "user", "content": "Hi"}, {"role": "assistant", "thinking": "Greet back.", "content": "Hello!"}, USER,
+                  {"role": "assistant", "tool_calls": [call("c1", "get_weather", {"city": "Paris"})]}, tools=[WEATHER])
+    result = compare(req, template, date=DATE)
+    d = one(result, "analysis-dropped")
+    assert d.ours == "<|start|>assistant<|channel|>analysis<|message|>Greet back.<|end|>" and d.template == ""
+
+
+def test_recipient_layout_with_a_template_that_writes_it_after_the_channel(template):
+    # The shipped template writes the recipient in the role section, as openai-harmony does;
+    # this variant of it writes what the model writes: the recipient after the channel.
+    old = '{{- "<|start|>assistant to=" }}\n            {{- "functions." + tool_call.name + "<|channel|>commentary " }}'
+    assert old in template.source
+    new = '{{- "<|start|>assistant<|channel|>commentary to=" }}\n            {{- "functions." + tool_call.name + " " }}'
+    variant = ChatTemplate(template.source.replace(old, new), "variant")
+    req = request(USER, {"role": "assistant", "tool_calls": [call("c1", "get_weather", {"city": "Paris"})]}, tools=[WEATHER])
+    result = compare(req, variant, date=DATE)
+    d = one(result, "recipient-layout")
+    assert d.ours.startswith("<|start|>assistant to=functions.get_weather<|channel|>")
+    assert d.template.startswith("<|start|>assistant<|channel|>commentary to=functions.get_weather")
+    assert "recipient-layout" not in codes(compare(req, template, date=DATE))
+
+
+def test_schema_text_differs_for_a_default(template):
+    tool = {"type": "function", "function": {"name": "roll", "description": "Roll dice.",
+            "parameters": {"type": "object", "properties": {"n": {"type": "integer", "default": 3}}}}}
+    result = compare(request(USER, tools=[tool]), template, date=DATE)
+    d = one(result, "schema-text")
+    assert "n?: number, // default: 3\n" in d.ours and "n?: number, // default: 3,\n" in d.template
+    check_quotes(result)
+
+
+def test_a_later_system_message_is_other(template):
+    req = request(USER, {"role": "assistant", "content": "Sunny."}, {"role": "system", "content": "Answer in French."},
+                  {"role": "user", "content": "Merci"})
+    result = compare(req, template, date=DATE, for_completion=True)
+    d = one(result, "other")
+    assert "Answer in French." in d.ours and d.template == ""
+    assert "Answer in French." not in result.template.text
+
+
+def test_every_code_is_covered_by_this_file():
+    import inspect
+    import sys
+
+    source = inspect.getsource(sys.modules[__name__])
+    assert [c for c in CODES if f'"{c}"' not in source] == []
+
+
+def test_template_refusal_is_one_line(template):
+    req = request(USER, {"role": "assistant", "content": "a", "thinking": "b", "tool_calls": [call("c1", "get_weather", "{}")]})
+    with pytest.raises(LensError, match=r"^template: refuses this conversation: Cannot pass both content and thinking") as info:
+        compare(req, template, date=DATE)
+    assert "\n" not in str(info.value)
+
+
+def test_our_renderer_refusal_names_our_side(template):
+    with pytest.raises(LensError, match=r"^ours: messages\[0\]\.role: unknown role"):
+        compare(request({"role": "robot", "content": "x"}), template, date=DATE)
+
+
+def test_template_from_model_folder(tmp_path, template):
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"chat_template": [{"name": "default", "template": template.source}]}))
+    assert template_from_model(tmp_path).source == template.source
+    (tmp_path / "chat_template.jinja").write_text("{{ messages[0].content }}")
+    assert template_from_model(tmp_path).source == "{{ messages[0].content }}"
+    with pytest.raises(TemplateSourceError, match="not a folder"):
+        template_from_model(tmp_path / "missing")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(TemplateSourceError, match="holds neither chat_template.jinja nor tokenizer_config.json"):
+        load_template(empty)
