@@ -524,3 +524,60 @@ def test_call_without_stop_running_into_a_new_header():
     end = only(result, ToolCallEnd)
     assert end.arguments == '{"file_path":"/path/to/README.md"}commentary<|message|>We need to read file.'
     assert end.error is not None and end.parsed["file_path"] == "/path/to/README.md"
+
+
+# ------------------------------------------------------------- spans on split characters (issue 16)
+
+# Characters o200k splits over 2, 3 and 4 tokens, in a body with ordinary text around them.
+SPLIT_BODIES = ["\x81\x82 a", "ࠁࠂ b", "𐀀𐀁 c", "🦜🦜 hi", "x𐀀yࠁz\x81"]
+
+
+@pytest.mark.parametrize("body", SPLIT_BODIES)
+@pytest.mark.parametrize("chunk", [1, 2, 3, 100])
+def test_content_spans_tile_every_body_token(enc, body, chunk):
+    text = f"<|start|>assistant<|channel|>final<|message|>{body}<|end|>"
+    ids = enc.encode(text, allowed_special="all")
+    assert any(len(enc.encode_ordinary(c)) > 1 for c in body)
+    s = Scanner()
+    events = [e for i in range(0, len(ids), chunk) for e in s.feed(ids[i : i + chunk])] + s.flush()
+    deltas = [e for e in events if type(e) is ContentDelta]
+    body_start = next(e.end for e in events if type(e) is MessageStart)
+    body_end = next(e.start for e in events if type(e) is MessageEnd)
+    # Spans follow each other without gaps, from the first body token to the last.
+    assert deltas[0].start == body_start and deltas[-1].end == body_end
+    for a, b in zip(deltas, deltas[1:]):
+        assert a.end == b.start, (a, b)
+    assert "".join(d.text for d in deltas) == body
+    # Each delta's text is exactly what its tokens decode to.
+    for d in deltas:
+        assert enc.decode(ids[d.start : d.end]) == d.text
+
+
+@pytest.mark.parametrize("body", SPLIT_BODIES)
+def test_content_spans_tile_every_body_char(body):
+    text = f"<|start|>assistant<|channel|>final<|message|>{body}<|end|>"
+    s = Scanner()
+    events = [e for ch in text for e in s.feed(ch)] + s.flush()
+    deltas = [e for e in events if type(e) is ContentDelta]
+    assert [text[d.start : d.end] for d in deltas] == [d.text for d in deltas]
+    assert "".join(d.text for d in deltas) == body
+
+
+@pytest.mark.parametrize("tail", ["<", "<|", "<|en", "a <"])
+@pytest.mark.parametrize("stop", ["<|end|>", "<|return|>", ""])
+def test_held_back_text_is_released_at_a_stop_and_at_the_end(enc, tail, stop):
+    text = f"<|start|>assistant<|channel|>final<|message|>x{tail}{stop}"
+    by_text = scan(text)
+    by_ids = scan(enc.encode(text, allowed_special="all"))
+    by_chars = Scanner()
+    chars_events = [e for ch in text for e in by_chars.feed(ch)] + by_chars.flush()
+    for result_text in (by_text.messages[0].text, by_ids.messages[0].text, "".join(e.text for e in chars_events if type(e) is ContentDelta)):
+        assert result_text == "x" + tail
+
+
+def test_doubled_header_keeps_the_first_valid_channel():
+    result = scan("<|start|>assistant<|channel|>commentary<|channel|>final<|message|>Hi<|return|>")
+    (m,) = result.messages
+    assert (m.channel, m.kind) == ("commentary", "final")  # the parse keeps the first; the last decides visibility
+    result = scan("<|start|>assistant<|channel|>final<|channel|>commentary<|message|>Hi<|return|>")
+    assert (result.messages[0].channel, result.messages[0].kind) == ("final", "preamble")

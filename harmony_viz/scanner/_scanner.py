@@ -231,7 +231,11 @@ class Scanner:
                 # Part of a multi-byte character: decode across tokens so it never shows as U+FFFD.
                 start = self._dec_start if self._dec_start >= 0 else pos
                 text = self._dec.decode(raw)
-                self._dec_start = pos if self._dec.getstate()[0] else -1
+                if not self._dec.getstate()[0]:
+                    self._dec_start = -1
+                else:
+                    # Still inside a character: it began at `start`, or at this token if one just ended.
+                    self._dec_start = pos if text else start
                 if text:
                     self._lex(text, start, pos + 1)
         self._clean = self._state is BODY and not self._held and self._dec_start < 0
