@@ -47,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "Usage": "harmony_viz.projections",
     "VocabularyError": "harmony_viz.tokens",
     "analyze_runs": "harmony_viz.stats",
+    "capture": "harmony_viz.servers._capture",
     "chat_completion": "harmony_viz.projections",
     "chat_completion_chunks": "harmony_viz.projections",
     "conversation_from_chat": "harmony_viz.render",

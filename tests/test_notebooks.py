@@ -19,7 +19,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-NAMES = ("01_harmony_tour.ipynb", "02_diagnose_parser_bugs.ipynb", "03_real_runs.ipynb", "04_record_gpt_oss.ipynb")
+NAMES = ("01_harmony_tour.ipynb", "02_diagnose_parser_bugs.ipynb", "03_real_runs.ipynb", "04_record_gpt_oss.ipynb",
+         "05_server_lens.ipynb")
 WIDGET = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 PLOTLY = "application/vnd.plotly.v1+json"
@@ -37,6 +38,9 @@ def notebook_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         mp.delenv("HARMONY_VIZ_MODEL", raising=False)
         mp.setenv("TMPDIR", str(tmp))
         mp.setenv("HF_HUB_OFFLINE", "1")
+        # notebook 05 reads the shipped vLLM captures here; tests/test_server_live.py runs it against the shared server
+        mp.delenv("HARMONY_VIZ_VLLM_URL", raising=False)
+        mp.setenv("HARMONY_VIZ_START_SERVER", "0")
         yield tmp
 
 
@@ -179,6 +183,25 @@ def test_recording_notebook_records_charts_and_replays_on_cpu(run_notebook, note
     # the live view followed a fifth recording to its end
     shown, prompt, recorded = map(int, re.search(r"live view: (\d+) tokens = (\d+) prompt \+ (\d+) recorded", text).groups())
     assert shown == prompt + recorded == live["_meta"]["n_tokens"] and recorded > 0
+
+
+@pytest.mark.slow
+def test_server_lens_tables_the_shipped_vllm_captures_and_shows_the_server_tab(run_notebook) -> None:
+    from harmony_viz.servers import lens
+
+    nb = run_notebook("05_server_lens.ipynb")
+    _no_errors(nb)
+    text = _text(nb)
+    assert "offline: the shipped captures of vLLM 0.32.0" in text
+    results = list(lens.check_captures(lens.shipped_captures()))
+    n = sum(len(r.discrepancies) for r in results)
+    assert f"{len(results)} checks, {n} discrepancies" in text
+    replays = _replays(nb)
+    assert len(replays) == 2
+    seed, stripped = (r["_meta"]["server"]["checks"] for r in replays)
+    assert [c["api"] for c in seed] == ["chat", "chat-stream", "responses", "responses-stream"]
+    assert not any(d["severity"] == "error" for c in seed for d in c["discrepancies"])
+    assert all("reasoning-in-content" in {d["code"] for d in c["discrepancies"]} for c in stripped)
 
 
 def test_committed_notebooks_carry_no_outputs() -> None:

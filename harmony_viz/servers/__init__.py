@@ -6,7 +6,8 @@ Modules, one job each:
 - ``_client``: requests to any OpenAI-compatible server through the official ``openai`` client;
 - ``_answer``: a server answer (object, chunks or events) reduced to what is compared;
 - ``_compare``: server answer vs our projection, as discrepancy records;
-- ``_check``: ``server-check`` for streams and captures; ``_capture``: ``capture``.
+- ``_check``: ``server-check`` for streams and captures; ``_capture``: ``capture``;
+- ``_view``: the server tab's data; ``lens``: the Python face (tables, shipped data, a replay server).
 
 This file imports nothing: a vLLM venv loads ``harmony_viz.servers.vllm_script`` from the
 package folder on ``PYTHONPATH``, without the project's dependencies installed.

@@ -1,0 +1,136 @@
+"""The server lens from Python: check streams or captures, tabulate the findings, run a replay server.
+
+>>> from harmony_viz.servers import lens
+>>> results = list(lens.check_captures(lens.shipped_captures()))   # vLLM 0.32's answers, shipped
+>>> sorted(set(lens.discrepancy_table(results)["code"].dropna()))[:2]
+['arguments-reserialized', 'control-token-in-content']
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from harmony_viz.servers._capture import capture, load_capture
+from harmony_viz.servers._check import CheckResult, check_captures, check_streams, read_request
+from harmony_viz.servers._compare import CODES
+from harmony_viz.servers._launch import LaunchError, find_python
+
+__all__ = [
+    "CODES",
+    "CheckResult",
+    "ReplayServer",
+    "capture",
+    "check_captures",
+    "check_streams",
+    "discrepancy_table",
+    "load_capture",
+    "shipped_captures",
+    "shipped_request",
+    "shipped_streams",
+    "start_replay_server",
+    "stream_name",
+    "vllm_python",
+]
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "server_lens"
+
+
+def shipped_streams() -> list[str]:
+    """The bug-zoo streams and seed 001's, as Harmony text files (completions after ``<|start|>assistant``)."""
+    return sorted(str(p) for p in (DATA / "streams").glob("*.txt"))
+
+
+def shipped_captures() -> list[str]:
+    """What vLLM 0.32.0 returned for each shipped stream through each API (see the data PROVENANCE.md)."""
+    order = {"chat": 0, "chat-stream": 1, "responses": 2, "responses-stream": 3}
+    return [str(p) for p in sorted((DATA / "captures").glob("*.json"), key=lambda p: (p.name.split(".")[0], order.get(p.name.split(".")[1], 9)))]
+
+
+def shipped_request() -> dict[str, Any]:
+    """The request the shipped streams were sent with: one user message and the ``get_weather`` tool."""
+    return read_request(str(DATA / "request.json"))
+
+
+def stream_name(result: CheckResult) -> str:
+    """``seed-001`` for ``…/seed-001.txt`` and for ``…/seed-001.chat-stream.json``."""
+    return Path(result.file).name.split(".")[0]
+
+
+def discrepancy_table(results: Sequence[CheckResult]) -> Any:
+    """One row per discrepancy (or per clean/failed check): stream, api, replayed, error, code, severity, message, tokens."""
+    import pandas as pd
+
+    rows = []
+    for r in results:
+        base = {"stream": stream_name(r), "api": r.api, "replayed": r.replayed, "error": r.error}
+        if not r.discrepancies:
+            rows.append({**base, "code": None, "severity": None, "message": None, "tokens": None})
+        for d in r.discrepancies:
+            span = f"{d.where['start']}-{d.where['end']}" if d.where else None
+            rows.append({**base, "code": d.code, "severity": d.severity, "message": d.message, "tokens": span})
+    return pd.DataFrame(rows, columns=["stream", "api", "replayed", "error", "code", "severity", "message", "tokens"])
+
+
+def vllm_python() -> str | None:
+    """A Python that imports vllm (``$HARMONY_VIZ_VLLM_PYTHON`` or this one), or None."""
+    try:
+        return find_python(None)
+    except LaunchError:
+        return None
+
+
+class ReplayServer:
+    """``harmony-viz vllm-replay-server`` run from Python; ``url`` once it is up, ``stop()`` (SIGTERM) when done."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], url: str) -> None:
+        self.proc = proc
+        self.url = url
+
+    def stop(self, timeout: float = 60.0) -> int | None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+    def __enter__(self) -> ReplayServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start_replay_server(*, python: str | None = None, port: int | None = None, timeout: float = 600.0,
+                        log: str | os.PathLike[str] | None = None) -> ReplayServer:
+    """Start a replay server (1-2 minutes on 2 cores) and return once it answers; vLLM's log goes to ``log``."""
+    import socket
+
+    if port is None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "harmony_viz", "vllm-replay-server", "--port", str(port)]
+    if python:
+        cmd += ["--python", python]
+    sink = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 - the child keeps it open
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=sink, stdin=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if select.select([proc.stdout], [], [], 1.0)[0]:
+            line = proc.stdout.readline().decode().strip()
+            if line.startswith("http://"):
+                return ReplayServer(proc, line)
+    ReplayServer(proc, "").stop()
+    raise LaunchError(f"the replay server did not come up within {timeout:.0f} s (exit status {proc.returncode})")
