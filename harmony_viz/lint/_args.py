@@ -61,6 +61,9 @@ def check_arguments(view: MessageView, tool: DeclaredTool | None) -> list[Diagno
     if isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
         out.append(diagnostic("calls-in-one-message", f"a JSON array of {len(value)} objects sent to {view.recipient}; send each call as its own message ending in <|call|>", view.body))
         return out
+    if isinstance(value, str) and _holds_object(value):
+        out.append(diagnostic("arguments-double-encoded", f"the arguments to {view.recipient} are a JSON string holding the JSON object (encoded twice); send the object itself: {value[:60]}", view.body))
+        return out
     if not isinstance(value, Mapping):
         out.append(diagnostic("arguments-not-json", f"arguments to {view.recipient} are a JSON {type(value).__name__}, not an object", view.body))
         return out
@@ -68,6 +71,14 @@ def check_arguments(view: MessageView, tool: DeclaredTool | None) -> list[Diagno
     if tool is not None and tool.parameters is not None:
         out.extend(_schema(view, value, tool.parameters))
     return out
+
+
+def _holds_object(text: str) -> bool:
+    """``text`` (a decoded JSON string) is itself a JSON object: the arguments were encoded twice."""
+    try:
+        return isinstance(json.loads(text), Mapping)
+    except (ValueError, RecursionError):
+        return False
 
 
 def _count_values(raw: str, pos: int) -> int:

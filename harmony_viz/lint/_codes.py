@@ -11,6 +11,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     # output rules
     "undeclared-tool": ("error", "a call's recipient is not a declared tool"),
     "arguments-not-json": ("error", "a function call's body is not one JSON object"),
+    "arguments-double-encoded": ("error", "a call's body is a JSON string holding the JSON object (encoded twice, as chat templates do)"),
+    "constrain-missing": ("warning", "a call's content type is `json` without `<|constrain|>` (as chat templates write it)"),
     "schema-violation": ("error", "a call's arguments do not match the tool's parameter schema"),
     "unknown-argument": ("info", "an argument the schema does not list (it does not forbid extras)"),
     "null-optional": ("info", "an optional argument set to null instead of left out"),

@@ -71,6 +71,8 @@ def _check_call(
         out.append(diagnostic("undeclared-tool", _undeclared_message(recipient, tools), view.header))
     if recipient.startswith("functions.") and view.channel == "analysis":
         out.append(diagnostic("call-on-analysis", f"call to {recipient} on the analysis channel; function calls go on commentary (only builtins like python and browser belong on analysis)", view.header))
+    if view.content_type is not None and view.content_type.strip() == "json":
+        out.append(diagnostic("constrain-missing", f"call to {recipient} has content type 'json'; the model writes '<|constrain|>json' (chat templates drop the <|constrain|> token)", view.header))
     if view.terminator not in ("<|call|>", "eos"):  # eos: the stop-token rule speaks for it
         out.append(diagnostic("call-terminator", f"call to {recipient} ends in {view.terminator}, not <|call|>; every call is its own message ending in <|call|>", view.stop))
     if not builtin:
