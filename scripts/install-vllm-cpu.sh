@@ -12,7 +12,7 @@ base_python="${PYTHON:-python3}"
 
 if [ -x "$py" ] && "$py" -c "import vllm" >/dev/null 2>&1; then
   echo "vllm already installed in $dir" >&2
-  echo "$py"
+  echo "$(cd "$dir" && pwd)/bin/python"
   exit 0
 fi
 
@@ -25,4 +25,4 @@ fi
 # (operator torchvision::nms does not exist); the text-only server needs none of them.
 "$py" -m pip uninstall -q -y torchvision torchaudio torchcodec || true
 "$py" -c "import vllm" >/dev/null
-echo "$py"
+echo "$(cd "$dir" && pwd)/bin/python"
