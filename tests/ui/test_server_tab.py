@@ -1,0 +1,68 @@
+"""The API view's server tab (server lens) in a saved page, in headless chromium, from vLLM 0.32 captures."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from harmony_viz.html import save_html
+from harmony_viz.servers import lens
+from harmony_viz.servers._check import check_answer, expected_for, read_stream
+
+pytestmark = pytest.mark.browser
+
+
+def _results(stream: str) -> list:
+    return [r for r in lens.check_captures(lens.shipped_captures()) if lens.stream_name(r) == stream]
+
+
+def _open(page, source, tmp_path: Path):  # noqa: ANN001, ANN202
+    path = save_html(source, tmp_path / "lens.html")
+    page.route(re.compile(r"^(?!file:).*"), lambda route: route.abort())
+    page.goto(path.as_uri())
+    page.wait_for_selector("[data-hv=token]")
+    page.click("[data-hv=api-tab-server]")
+    page.wait_for_selector("[data-hv=discrepancies]")
+    return page
+
+
+def test_the_server_tab_shows_both_answers_and_jumps_to_the_tokens(page, tmp_path: Path) -> None:  # noqa: ANN001
+    results = _results("stripped-control-tokens")
+    _open(page, results, tmp_path)
+    assert page.eval_on_selector_all("[data-hv=server-api]", "els => els.map(e => e.dataset.api)") == [r.api for r in results]
+    server_side = page.inner_text("[data-hv=server-answer]")
+    ours = page.inner_text("[data-hv=server-expected]")
+    assert "analysisThe user asks for 2+2.assistantfinalThe answer is 4." in server_side.replace("\n", "")
+    assert "The user asks for 2+2." in ours and "reasoning_content" in ours
+    rows = page.locator("[data-hv=discrepancy][data-code=reasoning-in-content]")
+    assert rows.count() == 1
+    where = next(d.where for d in results[0].discrepancies if d.code == "reasoning-in-content")
+    rows.click()
+    # with one token per step, the span [start, end) has been read at step `end`
+    assert int(page.get_attribute("[data-hv=step]", "data-step")) == where["end"]
+    lit = page.eval_on_selector_all("[data-hv=token].hv-hl", "els => els.map(e => +e.dataset.i).sort((a, b) => a - b)")
+    assert lit == list(range(where["start"], where["end"]))
+    assert page.errors == []
+
+
+def test_picking_another_api_shows_its_answer(page, tmp_path: Path) -> None:  # noqa: ANN001
+    results = _results("glued-channel")
+    _open(page, results, tmp_path)
+    page.click("[data-hv=server-api][data-api=responses]")
+    assert "Unknown channel" in page.inner_text("[data-hv=server-error]")
+    page.click("[data-hv=server-api][data-api=chat]")
+    codes = page.eval_on_selector_all("[data-hv=discrepancy]", "els => els.map(e => e.dataset.code)")
+    assert codes == [d.code for d in next(r for r in results if r.api == "chat").discrepancies]
+    assert page.errors == []
+
+
+def test_an_empty_list_says_there_are_no_discrepancies(page, tmp_path: Path) -> None:  # noqa: ANN001
+    ids = read_stream(str(lens.DATA / "streams" / "seed-001.txt"))
+    clean = check_answer("ours", "chat", ids, expected_for("chat", ids))
+    assert clean.discrepancies == ()
+    _open(page, clean, tmp_path)
+    assert page.inner_text("[data-hv=discrepancies]").strip() == "no discrepancies"
+    assert page.locator("[data-hv=discrepancy]").count() == 0
+    assert page.errors == []
