@@ -21,9 +21,9 @@ PY
 
 echo "== tiny model on the GPU"
 python -m harmony_viz make-tiny-model "$OUT/tiny"
-python -m harmony_viz.record._bench --model "$OUT/tiny" --device cuda --tokens 256 --repeats 5
+python -m benchmarks.bench_record --model "$OUT/tiny" --device cuda --tokens 256 --repeats 5
 echo "-- with top-5 log-probs kept"
-python -m harmony_viz.record._bench --model "$OUT/tiny" --device cuda --tokens 256 --repeats 5 --top-logprobs 5
+python -m benchmarks.bench_record --model "$OUT/tiny" --device cuda --tokens 256 --repeats 5 --top-logprobs 5
 
 echo "== tool loop with the tiny model (forced conversation) on the GPU"
 python - "$OUT" <<'PY'

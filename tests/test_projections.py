@@ -506,14 +506,3 @@ def test_docstring_examples():
     for module in (_projector, _turn):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
-
-
-def test_benchmark_reports_ratios_against_the_scan():
-    from harmony_viz.projections._bench import bench_projections, format_report
-
-    tokens = encode(SEED_001)
-    result = bench_projections(tokens, rounds=1)
-    assert set(result) == {"scan", "scan+project+streams", "scan+chat view per step", "scan+responses view per step"}
-    assert all(v > 0 for v in result.values())
-    lines = format_report(result, len(tokens)).splitlines()
-    assert len(lines) == 4 and lines[0].split()[-4] == "1.00x"

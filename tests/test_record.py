@@ -345,7 +345,7 @@ def test_a_widget_can_follow_a_recording_live(tiny, oracle) -> None:  # noqa: AN
 
 
 def test_the_overhead_benchmark_runs_both_sides_to_the_same_length(tiny) -> None:  # noqa: ANN001
-    from harmony_viz.record._bench import recording_overhead
+    from benchmarks.bench_record import recording_overhead
 
     result = recording_overhead(tiny, tokens=3, repeats=1)
     assert result.tokens == 3 and result.bare_seconds > 0 and result.record_seconds > 0

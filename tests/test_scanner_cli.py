@@ -1,10 +1,9 @@
-"""``harmony-viz parse`` and ``harmony-viz bench``: exact output and exit codes."""
+"""``harmony-viz parse``: exact output and exit codes."""
 
 from __future__ import annotations
 
 import io
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -101,29 +100,3 @@ def test_projection_outputs_print_what_projections_return(output, capsys, monkey
     expected = projections.project_for_cli(output, [scanner.feed(text), scanner.flush()], legacy_vllm=False)
     lines = [json.loads(line) for line in out.splitlines()]
     assert lines == (expected if output.endswith("-stream") else [expected])
-
-
-def test_bench_rejects_bad_arguments(capsys, monkeypatch, tmp_path):
-    assert cli(capsys, monkeypatch, "bench", "--rounds", "0") == (2, "", "harmony-viz bench: --rounds 0: give at least 1\n")
-    rc, out, err = cli(capsys, monkeypatch, "bench", "--corpus", str(tmp_path))
-    assert (rc, out) == (2, "")
-    assert err == f"harmony-viz bench: no transcript corpus at {tmp_path}; pass --corpus DIR (the folder holding ndurner_gpt-oss-rt-run/)\n"
-
-
-def test_bench_prints_ratios(corpus_dir, capsys, monkeypatch):
-    rc, out, err = cli(capsys, monkeypatch, "bench", "--corpus", str(corpus_dir), "--rounds", "1", "--trace-tokens", "3000")
-    assert (rc, err) == (0, "")
-    lines = out.splitlines()
-    assert re.fullmatch(r"corpus: 1\d\d real token streams that openai-harmony parses strictly, [\d,]+ tokens \(.*\)", lines[0])
-    assert re.fullmatch(r"  per-token feed vs StreamableParser.process: ours [\d.]+ M tok/s, reference [\d.]+ M tok/s, ratio [\d.]+x \(rounds: [\d.]+\)", lines[2])
-    assert re.fullmatch(r"trace of every step, 3,000 tokens fed one at a time: \d+ MB \(\d+ B/step: events, step offsets, snapshots\), limit 300 MB; .*", lines[4])
-
-
-def test_bench_extra_times_the_renderer_and_projections(corpus_dir, capsys, monkeypatch):
-    rc, out, err = cli(capsys, monkeypatch, "bench", "--corpus", str(corpus_dir), "--rounds", "1", "--trace-tokens", "0", "--extra")
-    assert (rc, err) == (0, "")
-    lines = out.splitlines()
-    render = [l for l in lines if re.fullmatch(r"  .+ \([\d,]+ tokens\): ours [\d.]+ ms, openai-harmony [\d.]+ ms, ratio [\d.]+x", l)]
-    assert len(render) == 2
-    cases = [l.split()[0] for l in lines if re.fullmatch(r"\S+.*\s[\d.]+ ms\s+[\d.]+x scan\s+[\d.]+ us/token", l)]
-    assert cases[0] == "scan" and len(cases) == 4

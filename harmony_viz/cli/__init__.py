@@ -31,7 +31,6 @@ _SUBCOMMANDS = (
     "vllm_replay_server",
     "server_check",
     "capture",
-    "bench",
 )
 
 
@@ -45,13 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"harmony-viz {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _SUBCOMMANDS:
-        try:
-            module = importlib.import_module(f"harmony_viz.cli._{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"harmony_viz.cli._{name}":
-                continue  # subcommand not built yet
-            raise
-        module.add_parser(sub)
+        importlib.import_module(f"harmony_viz.cli._{name}").add_parser(sub)
     return parser
 
 

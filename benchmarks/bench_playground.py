@@ -1,6 +1,6 @@
 """How long one playground edit takes, against openai-harmony doing the bare render and parse.
 
-Run ``python -m harmony_viz.playground._bench``. Each preset is timed both ways in
+Run ``python -m benchmarks.bench_playground``. Each preset is timed both ways in
 interleaved rounds and the median ratio printed: the playground does more per edit
 (render, scan, lint, the chips' payload), so the ratio says what that costs.
 """

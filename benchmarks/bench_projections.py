@@ -1,8 +1,8 @@
 """Benchmark: what projecting costs per step, as a ratio to scanning the same tokens.
 
 The reference is the scanner itself, timed interleaved in the same run (median of
-``rounds``), so the ratios hold on any machine. Wire-up: ``harmony-viz bench`` may call
-:func:`bench_projections` and print :func:`format_report`.
+``rounds``), so the ratios hold on any machine. ``python -m benchmarks.bench_scanner --extra``
+prints it.
 """
 
 from __future__ import annotations

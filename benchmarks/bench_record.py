@@ -3,7 +3,7 @@
 Both sides decode greedily the same number of tokens from the same rendered prompt (stop
 tokens are suppressed on both, so lengths match); runs alternate so drift in machine load
 hits both; the figure is the ratio of medians. Run it with
-``python -m harmony_viz.record._bench --model DIR``.
+``python -m benchmarks.bench_record --model DIR``.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def recording_overhead(loaded: LoadedModel, *, tokens: int = 64, repeats: int = 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harmony_viz.record._bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_record", description=__doc__.splitlines()[0])
     parser.add_argument("--model", required=True, help="hub id or folder (e.g. one made by make-tiny-model)")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--tokens", type=int, default=64)

@@ -1,4 +1,6 @@
-"""The scanner benchmark behind ``harmony-viz bench``: speed against openai-harmony, trace memory.
+"""The scanner benchmark: speed against openai-harmony, trace memory; ``--extra`` adds the renderer and projections.
+
+    python -m benchmarks.bench_scanner --corpus ../shared/corpus [--rounds 5] [--trace-tokens N] [--extra]
 
 Speeds are ratios against the reference measured in the same run, rounds interleaved (ours,
 then the reference, then ours…) and summarised by the median, so a busy machine slows
@@ -7,8 +9,11 @@ both sides alike.
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import statistics
+import sys
 import time
 import tracemalloc
 from array import array
@@ -169,3 +174,46 @@ def report(corpus: Path, *, rounds: int, trace_tokens: int, out: Callable[[str],
         trace = trace_memory(streams, trace_tokens)
         out(f"trace of every step, {trace.tokens:,} tokens fed one at a time: {trace.bytes / 1e6:.0f} MB ({trace.bytes / trace.tokens:.0f} B/step: events, step offsets, snapshots), limit 300 MB; {trace.seconds:.1f} s under tracemalloc")
     return figures, trace
+
+
+def _corpus(arg: str | None) -> Path:
+    candidates = [arg] if arg else [os.environ.get("HARMONY_VIZ_CORPUS"), "../shared/corpus", str(Path(__file__).resolve().parents[2] / "shared" / "corpus")]
+    for c in candidates:
+        if c and (Path(c) / "ndurner_gpt-oss-rt-run").is_dir():
+            return Path(c)
+    where = arg or "$HARMONY_VIZ_CORPUS and ../shared/corpus"
+    raise SystemExit(f"bench_scanner: no transcript corpus at {where}; pass --corpus DIR (the folder holding ndurner_gpt-oss-rt-run/)")
+
+
+def extra(corpus: Path, rounds: int, out: Callable[[str], None] = print) -> None:
+    """The renderer against openai-harmony, and the projections against the scan alone."""
+    from benchmarks.bench_projections import bench_projections, format_report
+    from benchmarks.bench_render import bench_render, format_render
+
+    out(f"render: {rounds} interleaved rounds, median (ratio = our time / openai-harmony's)")
+    out(format_render(bench_render(rounds=rounds)))
+    longest = max(corpus_streams(corpus), key=len)
+    out(f"projections on the longest stream ({len(longest):,} tokens, one token a step), against the scan alone:")
+    out(format_report(bench_projections(longest, rounds=rounds), len(longest)))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_scanner", description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", default=None, metavar="DIR", help="folder of real transcripts (default: $HARMONY_VIZ_CORPUS, else ../shared/corpus)")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (default 5)")
+    parser.add_argument("--trace-tokens", type=int, default=1_000_000, metavar="N", help="length of the stream whose full trace is measured (0 skips it)")
+    parser.add_argument("--extra", action="store_true", help="also time the renderer and the API projections")
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error(f"--rounds {args.rounds}: give at least 1")
+    if args.trace_tokens < 0:
+        parser.error(f"--trace-tokens {args.trace_tokens}: give 0 (skip) or more")
+    corpus = _corpus(args.corpus)
+    report(corpus, rounds=args.rounds, trace_tokens=args.trace_tokens)
+    if args.extra:
+        extra(corpus, args.rounds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
