@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import numbers
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -22,9 +24,12 @@ from typing import Literal
 import tiktoken
 
 __all__ = [
+    "FIRST_SPECIAL",
+    "N_VOCAB",
     "SPECIAL_TOKENS",
     "SpecialToken",
     "VocabularyError",
+    "check_ids",
     "encoding",
     "special_by_id",
     "special_by_literal",
@@ -32,7 +37,8 @@ __all__ = [
 
 O200K_BASE_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 VOCAB_FILE = "o200k_base.tiktoken"
-N_VOCAB = 201088
+N_VOCAB = 201088  # rows of gpt-oss's embedding; ids are 0..N_VOCAB-1
+FIRST_SPECIAL = 199998  # ids from here on are special tokens (<|startoftext|> is the first)
 
 # The o200k pre-tokenisation pattern; it is part of the encoding's definition, the same
 # string tiktoken and openai-harmony use.
@@ -62,7 +68,7 @@ class SpecialToken:
 
 
 _NAMED: tuple[tuple[int, str, Kind, str], ...] = (
-    (199998, "<|startoftext|>", "reserved", "start of text; not used by the Harmony format"),
+    (FIRST_SPECIAL, "<|startoftext|>", "reserved", "start of text; not used by the Harmony format"),
     (199999, "<|endoftext|>", "reserved", "end of text; not used by the Harmony format"),
     (200002, "<|return|>", "stop", "the assistant is done: ends its final message (history stores <|end|> instead)"),
     (200003, "<|constrain|>", "structural", "in a header: the content type that follows (e.g. json) constrains the body"),
@@ -77,7 +83,7 @@ _NAMED: tuple[tuple[int, str, Kind, str], ...] = (
 def _build_table() -> tuple[SpecialToken, ...]:
     named = {i: SpecialToken(i, lit, kind, meaning) for i, lit, kind, meaning in _NAMED}
     table = []
-    for i in range(199998, N_VOCAB):
+    for i in range(FIRST_SPECIAL, N_VOCAB):
         table.append(named.get(i) or SpecialToken(i, f"<|reserved_{i}|>", "reserved", "reserved; never emitted by a well-behaved model"))
     return tuple(table)
 
@@ -87,6 +93,27 @@ _BY_ID = {t.id: t for t in SPECIAL_TOKENS}
 _BY_LITERAL = {t.literal: t for t in SPECIAL_TOKENS}
 
 START, END, MESSAGE, CHANNEL, CONSTRAIN, CALL, RETURN = 200006, 200007, 200008, 200005, 200003, 200012, 200002
+
+
+def check_ids(ids: Iterable[object]) -> list[int]:
+    """``ids`` as a list of ints, or ValueError naming the first bad entry (the one message every reader uses).
+
+    >>> check_ids([200006, 1428])
+    [200006, 1428]
+    >>> check_ids([1, 300000])
+    Traceback (most recent call last):
+    ...
+    ValueError: token 1 is 300000, outside the o200k_harmony vocabulary 0..201087
+    """
+    out: list[int] = []
+    for i, t in enumerate(ids):
+        if isinstance(t, bool) or not isinstance(t, numbers.Integral):
+            raise ValueError(f"token {i} is {t!r}, not an integer id (ids are ints 0..{N_VOCAB - 1})")
+        t = int(t)
+        if not 0 <= t < N_VOCAB:
+            raise ValueError(f"token {i} is {t}, outside the o200k_harmony vocabulary 0..{N_VOCAB - 1}")
+        out.append(t)
+    return out
 
 
 def special_by_id(token_id: int) -> SpecialToken | None:

@@ -72,9 +72,9 @@ def test_strict_exits_1_on_errors(capsys, monkeypatch):
 @pytest.mark.parametrize(
     ("stdin", "message"),
     [
-        ("[200006, 300000]", "harmony-viz parse: standard input: token id 300000 (item 1) is outside the o200k_harmony vocabulary 0..201087\n"),
-        ("[-3]", "harmony-viz parse: standard input: token id -3 (item 0) is outside the o200k_harmony vocabulary 0..201087\n"),
-        ('[1, "two"]', "harmony-viz parse: standard input: item 1 of the JSON array is 'two', not a token id; give a JSON array of ints, or Harmony text\n"),
+        ("[200006, 300000]", "harmony-viz parse: standard input: token 1 is 300000, outside the o200k_harmony vocabulary 0..201087; give a JSON array of token ids, or Harmony text\n"),
+        ("[-3]", "harmony-viz parse: standard input: token 0 is -3, outside the o200k_harmony vocabulary 0..201087; give a JSON array of token ids, or Harmony text\n"),
+        ('[1, "two"]', "harmony-viz parse: standard input: token 1 is 'two', not an integer id (ids are ints 0..201087); give a JSON array of token ids, or Harmony text\n"),
     ],
 )
 def test_bad_ids_exit_2_with_one_line(stdin, message, capsys, monkeypatch):

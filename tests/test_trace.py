@@ -175,7 +175,7 @@ def test_role_starts_inside_an_assistant_message(enc) -> None:
 
 
 def test_build_rejects_ids_outside_the_vocabulary() -> None:
-    with pytest.raises(ValueError, match=r"token id 300000 is outside the o200k_harmony vocabulary \(0-201087\)"):
+    with pytest.raises(ValueError, match=r"token \d+ is 300000, outside the o200k_harmony vocabulary 0\.\.201087"):
         Trace.build([200006, 300000], "token")
     with pytest.raises(ValueError, match="flat list of ids"):
         Trace.build([[1, 2]], "token")

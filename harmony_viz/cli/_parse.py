@@ -49,14 +49,12 @@ def parse_source(text: str, origin: str) -> str | list[int]:
         except ValueError:
             return text
         if isinstance(value, list):
-            from harmony_viz.tokens import N_VOCAB
+            from harmony_viz.tokens import check_ids
 
-            for i, tid in enumerate(value):
-                if type(tid) is not int:
-                    raise CLIError(f"{origin}: item {i} of the JSON array is {tid!r}, not a token id; give a JSON array of ints, or Harmony text")
-                if not 0 <= tid < N_VOCAB:
-                    raise CLIError(f"{origin}: token id {tid} (item {i}) is outside the o200k_harmony vocabulary 0..{N_VOCAB - 1}")
-            return value
+            try:
+                return check_ids(value)
+            except ValueError as exc:
+                raise CLIError(f"{origin}: {exc}; give a JSON array of token ids, or Harmony text") from None
     return text
 
 

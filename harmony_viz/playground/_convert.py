@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,7 +17,7 @@ from harmony_viz.render import (
     render_conversation_for_training,
 )
 from harmony_viz.scanner import ParsedMessage, ScanResult
-from harmony_viz.tokens import N_VOCAB, encoding
+from harmony_viz.tokens import check_ids, encoding
 
 # Every message is rendered: with the reference's auto_drop_analysis, earlier reasoning
 # would vanish from the stream while its card stays, and cards and tokens would disagree.
@@ -75,15 +74,7 @@ def check_tokens(value: Any) -> list[int]:
     if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Sequence):
         raise ValueError(f"tokens must be a list of token ids (ints), got {type(value).__name__}; "
                          "to give Harmony text, set `text` instead")
-    out: list[int] = []
-    for i, t in enumerate(value):
-        if isinstance(t, bool) or not isinstance(t, numbers.Integral):
-            raise ValueError(f"token {i} is {t!r}, not an integer id; tokens must be ints from 0 to {N_VOCAB - 1}")
-        t = int(t)
-        if not 0 <= t < N_VOCAB:
-            raise ValueError(f"token {i} is {t}, outside the o200k_harmony vocabulary (0 to {N_VOCAB - 1}); remove or fix it")
-        out.append(t)
-    return out
+    return check_ids(value)
 
 
 def parse_ids_text(text: str) -> list[int]:

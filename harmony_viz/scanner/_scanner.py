@@ -206,12 +206,12 @@ class Scanner:
             try:
                 tid = operator.index(tid)  # numpy and torch integers
             except TypeError:
-                raise ValueError(f"token id {tid!r} at position {pos} is not an integer; feed a list of ints, or a str of Harmony text") from None
+                raise ValueError(f"token {pos} is {tid!r}, not an integer id (ids are ints 0..{N_VOCAB - 1}); feed a list of ints, or a str of Harmony text") from None
         if tid in CONTROL_IDS:
             self._drain()
             self._control(tid, pos, pos + 1)
         elif tid < 0 or tid >= N_VOCAB:
-            raise ValueError(f"token id {tid!r} at position {pos} is not in the o200k_harmony vocabulary (0..{N_VOCAB - 1}); feed ids from harmony_viz.encoding()")
+            raise ValueError(f"token {pos} is {tid}, outside the o200k_harmony vocabulary 0..{N_VOCAB - 1}; feed ids from harmony_viz.encoding()")
         elif tid >= len(self._raw):
             self._drain()
             literal = special_by_id(tid).literal  # type: ignore[union-attr]

@@ -103,15 +103,14 @@ class Trace:
         message (no ``<|start|>`` header of its own).
         """
         from harmony_viz.scanner import Scanner
-        from harmony_viz.tokens import encoding
+        from harmony_viz.tokens import N_VOCAB, check_ids, encoding
 
         chunking = parse_chunking(chunking)
         ids = np.asarray(tokens, dtype=np.int64)
         if ids.ndim != 1:
             raise ValueError(f"tokens must be a flat list of ids, got an array of shape {ids.shape}")
-        if ids.size and (ids.min() < 0 or ids.max() >= 201088):
-            bad = int(ids[(ids < 0) | (ids >= 201088)][0])
-            raise ValueError(f"token id {bad} is outside the o200k_harmony vocabulary (0-201087)")
+        if ids.size and (ids.min() < 0 or ids.max() >= N_VOCAB):
+            check_ids(ids.tolist())  # raises, naming the first bad id
         ids = ids.astype(np.int32)
         enc = encoding()
         token_bytes = tuple(enc.decode_single_token_bytes(int(t)) for t in ids)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from harmony_viz.scanner._events import ContentDelta, Snapshot
+from harmony_viz.tokens import FIRST_SPECIAL
 
 if TYPE_CHECKING:
     from harmony_viz.trace._model import Trace
@@ -232,7 +233,7 @@ def _specials(ids: np.ndarray) -> dict[str, str]:
     from harmony_viz.tokens import special_by_id
 
     out = {}
-    for t in ids[ids >= 199998].tolist():
+    for t in ids[ids >= FIRST_SPECIAL].tolist():
         sp = special_by_id(int(t))
         if sp is not None:
             out[str(t)] = sp.literal
