@@ -175,5 +175,5 @@ def capture_result(run: Any, name: str | None = None) -> Any:
     ids = list(run.completion_token_ids)
     if not ids:
         return CheckResult(name or run.id, api, (), None, answer, None, (), server.get("token_ids_note") or "the capture holds no token ids")
-    tools = (server.get("request") or {}).get("tools") if api.startswith("chat") else None
+    tools = (server.get("request") or {}).get("tools")  # Chat Completions or Responses tool objects
     return check_answer(name or run.id, api, ids, answer, tools=tools, error=server.get("error"), server_seconds=float(server.get("elapsed") or 0.0))

@@ -108,15 +108,14 @@ def expected_for(api: str, ids: Sequence[int], tools: list[dict[str, Any]] | Non
     from harmony_viz import projections as pj
 
     steps = _steps(ids)
-    # TODO(issue 13): pass tools=tools once the projections take declared tools.
     if api == "chat":
-        return pj.chat_completion([e for s in steps for e in s], model=model)
+        return pj.chat_completion([e for s in steps for e in s], model=model, tools=tools)
     if api == "chat-stream":
-        return pj.chat_completion_chunks(steps, model=model)
+        return pj.chat_completion_chunks(steps, model=model, tools=tools)
     if api == "responses":
-        return pj.response([e for s in steps for e in s], model=model)
+        return pj.response([e for s in steps for e in s], model=model, tools=tools)
     if api == "responses-stream":
-        return pj.response_events(steps, model=model)
+        return pj.response_events(steps, model=model, tools=tools)
     raise ValueError(f"unknown api {api!r}")
 
 
