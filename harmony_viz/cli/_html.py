@@ -39,6 +39,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--step", type=int, default=0, metavar="N", help="the step the page opens at (negative counts from the end; -1 = end of stream)")
     p.add_argument("--run", type=int, default=0, metavar="N", help="for run files holding several runs: which one (0-based, default 0)")
     p.add_argument("--title", default=None, help="the page title")
+    p.add_argument("--template", metavar="FILE", default=None,
+                   help="instead of a replay: the render diff of a Chat Completions request (the input) against this chat template (.jinja or model folder)")
     p.set_defaults(func=run)
 
 
@@ -83,6 +85,10 @@ def _lens(source: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.template is not None:
+        from harmony_viz.cli._template_page import run_template_page
+
+        return run_template_page(args)
     from harmony_viz.html import page_html
     from harmony_viz.trace import SourceError, Trace, parse_chunking, tokens_of
 

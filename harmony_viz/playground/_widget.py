@@ -55,6 +55,9 @@ class PlaygroundWidget(anywidget.AnyWidget):
     preset = traitlets.Unicode("", help="the preset loaded last ('' after any edit)").tag(sync=True)
     presets = traitlets.List(traitlets.Dict(), help="the presets on offer").tag(sync=True)
     show_diff = traitlets.Bool(False, help="show the reference vs model layout diff").tag(sync=True)
+    diff_layout = traitlets.Enum(("model", "template"), "model",
+                                 help="what the diff compares the reference with: the model's layout or a chat template's render").tag(sync=True)
+    chat_template_origin = traitlets.Unicode("", help="where the chat template for the 'template' layout was read from").tag(sync=True)
     error = traitlets.Unicode("", help="the last problem with an edit; the previous stream stays").tag(sync=True)
     replay_widget = traitlets.Instance("harmony_viz.widget.ReplayWidget", allow_none=True,
                                        help="the replay opened by 'replay this'").tag(sync=True, **widget_serialization)
@@ -62,9 +65,12 @@ class PlaygroundWidget(anywidget.AnyWidget):
     _diff = traitlets.Dict().tag(sync=True)
     _controls = traitlets.Dict().tag(sync=True)
 
-    def __init__(self, source: Any = None, *, preset: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, source: Any = None, *, preset: str | None = None, chat_template: Any = None, **kwargs: Any) -> None:
         self._busy = False
         self._conversation = Conversation()
+        self._chat_template = _chat_template(chat_template)
+        if self._chat_template is not None:
+            kwargs.setdefault("chat_template_origin", self._chat_template.origin)
         super().__init__(presets=[p.to_json() for p in PRESETS.values()], _controls=CONTROL_TOKENS, **kwargs)
         self.on_msg(self._on_custom)
         if preset is not None or source is None:
@@ -153,6 +159,10 @@ class PlaygroundWidget(anywidget.AnyWidget):
         self._set(**values)
 
     def _diff_json(self) -> dict[str, Any]:
+        if self.diff_layout == "template":
+            from harmony_viz.playground._template_diff import template_diff_json
+
+            return template_diff_json(self._conversation, self._chat_template)
         try:
             diff = self.render_diff()
         except RenderError as exc:
@@ -198,6 +208,11 @@ class PlaygroundWidget(anywidget.AnyWidget):
     def _diff_toggled(self, change: dict[str, Any]) -> None:
         self._diff = self._diff_json() if change["new"] else {}
 
+    @traitlets.observe("diff_layout")
+    def _layout_set(self, change: dict[str, Any]) -> None:
+        if self.show_diff:
+            self._diff = self._diff_json()
+
     def set_state(self, sync_data: dict[str, Any]) -> None:
         """Apply an edit from the browser; a bad one is reported in ``error``, never raised into the kernel."""
         sync_data = {k: v for k, v in sync_data.items() if k not in _PYTHON_ONLY}
@@ -227,7 +242,18 @@ class PlaygroundWidget(anywidget.AnyWidget):
 
 
 # Traits only Python writes: a browser update to them is dropped.
-_PYTHON_ONLY = frozenset({"diagnostics", "origin", "presets", "replay_widget", "_stream", "_diff", "_controls"})
+_PYTHON_ONLY = frozenset({"diagnostics", "origin", "presets", "replay_widget", "_stream", "_diff", "_controls", "chat_template_origin"})
+
+
+def _chat_template(value: Any) -> Any:
+    """A ChatTemplate from a path (file or model folder), a ChatTemplate, or HARMONY_VIZ_CHAT_TEMPLATE when None."""
+    from harmony_viz.templates import ChatTemplate, load_template, template_from_env
+
+    if value is None:
+        return template_from_env()
+    if isinstance(value, ChatTemplate):
+        return value
+    return load_template(value)
 
 
 def _is_ids(source: Any) -> bool:
@@ -237,15 +263,17 @@ def _is_ids(source: Any) -> bool:
             and len(source) > 0 and all(isinstance(t, numbers.Integral) and not isinstance(t, bool) for t in source))
 
 
-def playground(conversation_or_text: Any = None, *, preset: str | None = None) -> PlaygroundWidget:
+def playground(conversation_or_text: Any = None, *, preset: str | None = None, chat_template: Any = None) -> PlaygroundWidget:
     """A playground: edit messages or the raw stream, and see tokens, parse and diagnostics follow.
 
     ``conversation_or_text`` is a Conversation (or its JSON, or a list of messages), Harmony
     text, token ids or a run record; nothing (or ``preset=``) starts from a preset. Text and
-    ids are kept exactly as given; the messages come from scanning them.
+    ids are kept exactly as given; the messages come from scanning them. ``chat_template``
+    (a .jinja file, a model folder or a ChatTemplate; default ``HARMONY_VIZ_CHAT_TEMPLATE``)
+    enables the render diff's "chat template" layout (``diff_layout="template"``).
 
     >>> w = playground("<|start|>user<|message|>Hi<|end|>")  # doctest: +SKIP
     >>> w.tokens  # doctest: +SKIP
     [200006, 1428, 200008, 12194, 200007]
     """
-    return PlaygroundWidget(conversation_or_text, preset=preset)
+    return PlaygroundWidget(conversation_or_text, preset=preset, chat_template=chat_template)

@@ -1,5 +1,5 @@
 // Pure helpers of the playground (no DOM): editing the message list, mapping tokens, reading ids.
-import type { DiagnosticDict, DiffOp, MessageDict, StreamMessage } from "./types";
+import type { DiagnosticDict, DiffOp, MessageDict, StreamMessage, TemplateDifference } from "./types";
 
 export const ROLES = ["system", "developer", "user", "assistant", "tool"] as const;
 export const EFFORTS = ["Low", "Medium", "High"] as const;
@@ -108,6 +108,17 @@ export function diffRuns(states: string[], context: number): Array<{ start: numb
       push(e - keepAfter, e, false);
     } else push(t, e, false);
     t = e;
+  }
+  return out;
+}
+
+/** Per token of one side, the codes of the template differences whose span on that side covers it. */
+export function codeMarks(diffs: TemplateDifference[], n: number, which: "ours" | "template"): string[][] {
+  const out: string[][] = Array.from({ length: n }, () => []);
+  for (const d of diffs) {
+    const span = which === "ours" ? d.ours_span : d.template_span;
+    if (!span) continue;
+    for (let t = Math.max(0, span[0]); t < Math.min(n, span[1]); t++) if (!out[t].includes(d.code)) out[t].push(d.code);
   }
   return out;
 }

@@ -51,7 +51,19 @@ export interface DiffOp {
   model_text: string;
 }
 
+export interface TemplateDifference {
+  code: string;
+  message: string;
+  ours: string;
+  template: string;
+  ours_span: [number, number] | null;
+  template_span: [number, number] | null;
+}
+
 export interface DiffPayload {
+  layout?: "model" | "template";
+  origin?: string;
+  differences?: TemplateDifference[];
   reference?: number[];
   model?: number[];
   reference_pieces?: string[];
@@ -71,6 +83,8 @@ export interface PlaygroundTraits {
   preset: string;
   presets: Array<{ name: string; title: string; description: string }>;
   show_diff: boolean;
+  diff_layout: "model" | "template";
+  chat_template_origin: string;
   error: string;
   replay_widget: string | null;
   _stream: StreamPayload;

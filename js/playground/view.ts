@@ -1,21 +1,13 @@
 // The playground's DOM: message cards, the token stream, diagnostics, the layout diff, the replay.
 // Model text only ever goes through textContent / value, never innerHTML: text is data, not markup.
 import { chipLabel, escapeText, legend } from "../src/layout";
-import { EFFORTS, ROLES, clone, diagnosticMarks, diffRuns, diffStates, messageOfToken, moveMessage, newMessage, parseIds, removeMessage, setHeader } from "./pure";
+import { layoutSelect, renderDiffPanel } from "./diff";
+import { h } from "./dom";
+import { EFFORTS, ROLES, clone, diagnosticMarks, messageOfToken, moveMessage, newMessage, parseIds, removeMessage, setHeader } from "./pure";
 import type { ContentPart, DiagnosticDict, MessageDict, PlaygroundModel, StreamPayload } from "./types";
-
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") e.className = v; else e.setAttribute(k, v);
-  }
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 const EDIT_DELAY_MS = 350;
 const TYPING_GRACE_MS = 1500;
-const DIFF_CONTEXT = 12;  // unchanged tokens kept on each side of a change
 // Chips are plain DOM (no virtual window): past this many the chips stop, the raw editor keeps everything.
 const MAX_CHIPS = 6000;
 const SEVERITY = ["", "info", "warning", "error"];
@@ -63,8 +55,7 @@ export class PlaygroundView {
     this.on("change:_stream", () => this.renderStream());
     this.on("change:diagnostics", () => this.renderStream());
     this.on("change:preset", () => { this.presetSel.value = this.model.get("preset") ?? ""; });
-    this.on("change:_diff", () => this.renderDiff());
-    this.on("change:show_diff", () => this.renderDiff());
+    for (const name of ["_diff", "show_diff", "diff_layout"]) this.on(`change:${name}`, () => this.renderDiff());
     this.on("change:error", () => this.renderError());
     this.on("change:replay_widget", () => void this.renderReplay());
   }
@@ -425,31 +416,8 @@ export class PlaygroundView {
     this.diffEl.textContent = "";
     this.diffEl.style.display = on ? "" : "none";
     if (!on) return;
-    const d = this.model.get("_diff") ?? {};
-    if (d.error) { this.diffEl.appendChild(h("div", { class: "hv-error" }, d.error)); return; }
-    if (!d.reference || !d.model || !d.ops) { this.diffEl.appendChild(h("div", {}, "computing…")); return; }
-    const st = diffStates(d.ops, d.reference.length, d.model.length);
-    const changed = d.ops.filter((o) => o.tag !== "equal").length;
-    this.diffEl.appendChild(h("div", { class: "hv-pg-diff-sum", "data-hv": "diff-summary" },
-      changed === 0 ? "identical: no assistant message has a recipient" : `${changed} difference${changed > 1 ? "s" : ""} (difflib opcodes)`));
-    const side = (title: string, ids: number[], pieces: string[], states: string[], hv: string) => {
-      const row = h("div", { class: "hv-pg-diff-side", "data-hv": hv });
-      row.appendChild(h("div", { class: "hv-panel-title" }, title));
-      const box = h("div", { class: "hv-pg-diff-tokens" });
-      for (const run of diffRuns(states, DIFF_CONTEXT)) {
-        if (run.folded) { box.appendChild(h("span", { class: "hv-pg-fold", "data-hv": "diff-fold" }, ` … ${run.end - run.start} equal tokens … `)); continue; }
-        for (let t = run.start; t < run.end; t++) {
-          const c = h("span", { class: `hv-tok hv-pg-d-${states[t]}${ids[t] >= 199998 ? " hv-special" : ""}`, "data-hv": "diff-token", title: `#${t} id ${ids[t]} ${states[t]}` }, chipLabel(pieces[t] ?? "", true));
-          c.dataset.i = String(t);
-          box.appendChild(c);
-        }
-      }
-      row.appendChild(box);
-      return row;
-    };
-    this.diffEl.append(
-      side("openai-harmony layout: recipient in the role section", d.reference, d.reference_pieces ?? [], st.ref, "diff-reference"),
-      side("model layout: recipient after the channel", d.model, d.model_pieces ?? [], st.model, "diff-model"));
+    this.diffEl.appendChild(layoutSelect(this.model.get("diff_layout") ?? "model", (v) => { this.model.set("diff_layout", v); this.model.save_changes(); }));
+    renderDiffPanel(this.diffEl, this.model.get("_diff") ?? {});
   }
 
   private async renderReplay(): Promise<void> {

@@ -1,0 +1,68 @@
+"""The "chat template" layout of the render diff: our render against a Jinja template's, with codes.
+
+The payload has the shape of the other layouts (both sides' ids and token texts, difflib
+opcodes) plus the named differences, each with its token span on each side, so the
+browser can put the codes on the token chips.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from harmony_viz.playground._stream import pieces
+from harmony_viz.render import Conversation
+from harmony_viz.templates import ChatTemplate, LensError, TemplateComparison, compare
+from harmony_viz.templates._from_conversation import request_from_conversation
+from harmony_viz.tokens import encoding
+
+
+def comparison_json(result: TemplateComparison, origin: str) -> dict[str, Any]:
+    """What the browser draws for one comparison (see ``js/playground/diff.ts``)."""
+    ours, theirs = list(result.ours.ids), list(result.template.ids)
+    enc = encoding()
+    matcher = difflib.SequenceMatcher(None, ours, theirs, autojunk=False)
+    ops = [{"tag": tag, "ref": [i1, i2], "model": [j1, j2], "reference_text": enc.decode(ours[i1:i2]), "model_text": enc.decode(theirs[j1:j2])}
+           for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+    differences = [{**d.to_json(), "ours_span": list(d.ours_span) if d.ours_span else None,
+                    "template_span": list(d.template_span) if d.template_span else None} for d in result.differences]
+    return {"layout": "template", "origin": origin, "reference": ours, "model": theirs, "ops": ops,
+            "reference_pieces": pieces(ours)[0], "model_pieces": pieces(theirs)[0], "differences": differences}
+
+
+def template_diff_json(source: Conversation | dict[str, Any], template: ChatTemplate | None, *, date: str | None = None) -> dict[str, Any]:
+    """The template layout for a conversation (or a Chat Completions request); ``{"error": ...}`` when it cannot be drawn."""
+    if template is None:
+        return {"layout": "template", "error": "no chat template: pass chat_template= (a .jinja file or a model folder) "
+                "or set HARMONY_VIZ_CHAT_TEMPLATE"}
+    request = request_from_conversation(source) if isinstance(source, Conversation) else source
+    try:
+        result = compare(request, template, date=date)
+    except LensError as exc:
+        return {"layout": "template", "error": str(exc)}
+    return comparison_json(result, template.origin)
+
+
+def template_page_html(diff: dict[str, Any], *, title: str | None = None) -> str:
+    """A standalone page (no kernel, no network) showing one template-layout diff."""
+    import html
+
+    from harmony_viz import __version__
+    from harmony_viz.html import _asset, _script_json
+
+    n = len(diff.get("differences", []))
+    name = title or f"Chat template vs Harmony · {n} difference{'s' if n != 1 else ''}"
+    css = (_asset("widget.css") + "\n" + _asset("playground.css")).replace("</", "<\\/")
+    js = _asset("template_page.js").replace("</script", "<\\/script")
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f"<meta name=\"generator\" content=\"harmony-viz {__version__}\">\n"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+        f"<title>{html.escape(name)}</title>\n"
+        "<style>body{margin:12px;background:#fff}.hv-pg-diff-tokens{max-height:none!important}</style>\n"
+        f"<style>{css}</style>\n</head>\n<body>\n"
+        f"<h3 style=\"font-family:system-ui,sans-serif;margin:0 0 8px\">{html.escape(name)}</h3>\n"
+        "<div id=\"hv-app\"></div>\n"
+        f"<script type=\"application/json\" id=\"hv-data\">{_script_json({'diff': diff})}</script>\n"
+        f"<script>{js}</script>\n</body>\n</html>\n"
+    )
