@@ -13,9 +13,13 @@ EPILOG = """examples:
   harmony-viz record --model openai/gpt-oss-20b --prompt "What is 17 * 23?" --tools demo --out runs.jsonl
   harmony-viz record --model tiny-gpt-oss --prompts prompts.txt --effort low,medium,high --out runs.jsonl
   harmony-viz stats runs.jsonl
+  harmony-viz record --server http://127.0.0.1:8000/v1 --model openai/gpt-oss-20b --prompts prompts.jsonl \
+      --n 4 --concurrency 16 --reasoning-effort high --tools demo --resume --out runs.jsonl
 
 --prompts FILE holds one prompt a line (blank lines and lines starting with # skipped);
 a line that is a JSON string, or a JSON object with "prompt", may hold newlines. - reads stdin.
+With --server, each object may also give "id" (names its runs: ID#0, ID#1…), "reasoning_effort"
+and "tools" ("demo" or "none").
 """
 
 
@@ -28,12 +32,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--model", required=True, metavar="ID|PATH", help="hub id (openai/gpt-oss-20b) or local checkpoint folder")
+    p.add_argument("--model", required=True, metavar="ID|PATH|NAME", help="hub id (openai/gpt-oss-20b) or local checkpoint folder; with --server, the served model name")
+    p.add_argument("--server", metavar="URL", help="record through this OpenAI-compatible server (e.g. vLLM at http://127.0.0.1:8000/v1) instead of transformers")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--prompt", metavar="TEXT", help="one prompt")
     src.add_argument("--prompts", metavar="FILE", help="prompts, one a line (- for stdin)")
-    p.add_argument("--effort", default="medium", metavar="LIST", help="reasoning efforts, comma separated (default medium)")
-    p.add_argument("--max-new-tokens", type=int, default=2048, metavar="N", help="model tokens per run, all turns (default 2048)")
+    p.add_argument("--effort", "--reasoning-effort", dest="effort", default="medium", metavar="LIST", help="reasoning efforts, comma separated (default medium)")
+    p.add_argument("--max-new-tokens", "--max-tokens", dest="max_new_tokens", type=int, default=2048, metavar="N", help="model tokens per run, all turns (default 2048)")
     p.add_argument("--max-turns", type=int, default=8, metavar="N", help="generation segments per run (default 8)")
     p.add_argument("--tools", choices=("demo", "none"), default="none", help="tools the model may call (default none)")
     p.add_argument("--instructions", metavar="TEXT", help="developer instructions")
@@ -45,6 +50,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dtype", default="auto", metavar="TYPE", help="auto (default), bfloat16, float16 or float32")
     p.add_argument("--out", required=True, metavar="RUNS.jsonl", help="run file; runs are appended as they end")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    srv = p.add_argument_group("through a server (--server)")
+    srv.add_argument("--n", type=int, default=1, metavar="N", help="runs per prompt (seeds SEED, SEED+1…; default 1)")
+    srv.add_argument("--concurrency", type=int, default=8, metavar="C", help="requests in flight at once (default 8)")
+    srv.add_argument("--resume", action="store_true", help="skip runs whose id is already in --out")
+    srv.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds per request before it is retried (default 300)")
+    srv.add_argument("--retries", type=int, default=4, metavar="N", help="retries on 429, 5xx, timeouts (default 4, with backoff)")
     p.set_defaults(func=run)
 
 
@@ -72,6 +83,13 @@ def read_prompts(path: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.server:
+        from harmony_viz.cli._record_server import run_server
+
+        return run_server(args)
+    for name, default in (("n", 1), ("concurrency", 8), ("resume", False)):
+        if getattr(args, name) != default:
+            raise CLIError(f"--{name} needs --server (recording with transformers makes one run at a time)")
     from harmony_viz.record import MissingExtraError, ModelLoadError, Sampling, load_model, record_batch
     from harmony_viz.record._record import check_effort
 

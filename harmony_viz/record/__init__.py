@@ -23,7 +23,9 @@ from harmony_viz.record._live import LiveFollower, follow
 from harmony_viz.record._loop import Recording, ToolCallRecord, last_call, run_loop
 from harmony_viz.record._model import LoadedModel, ModelLoadError, load_model
 from harmony_viz.record._prompt import build_conversation, render_prompt, render_tool_turn
+from harmony_viz.record._prompts import PromptSpec, read_prompt_specs
 from harmony_viz.record._record import record, record_batch, resolve_tools
+from harmony_viz.record._server import Failure, ServerBatch, ServerOptions, record_server, record_server_batch
 from harmony_viz.record._tiny import make_tiny_model
 from harmony_viz.record._tools import Tool, ToolRegistry, ToolResult, demo_tools
 
@@ -34,13 +36,17 @@ __all__ = [
     "INSTALL_HINT",
     "STOP_IDS",
     "CalculatorError",
+    "Failure",
     "LiveFollower",
     "LoadedModel",
     "MissingExtraError",
     "ModelLoadError",
+    "PromptSpec",
     "Recording",
     "Sampling",
     "Segment",
+    "ServerBatch",
+    "ServerOptions",
     "Tool",
     "ToolCallRecord",
     "ToolRegistry",
@@ -54,7 +60,10 @@ __all__ = [
     "load_model",
     "make_tiny_model",
     "record",
+    "read_prompt_specs",
     "record_batch",
+    "record_server",
+    "record_server_batch",
     "render_prompt",
     "render_tool_turn",
     "resolve_tools",

@@ -65,8 +65,13 @@ def record(
     run_id: str | None = None,
     device: str = "auto",
     dtype: str = "auto",
+    server: str | None = None,
 ) -> Run:
     """Record one assistant turn for ``prompt`` (tool calls answered), as a ``Run``.
+
+    With ``server`` (a base URL such as ``http://127.0.0.1:8000/v1``) the run is recorded
+    through that OpenAI-compatible server instead, ``model`` being the name it serves (see
+    :func:`harmony_viz.record.record_server_batch` for many prompts at once).
 
     ``model`` is a hub id, a local folder or a ``LoadedModel`` (load once with
     ``load_model`` to record many prompts). The prompt is rendered by our renderer, so
@@ -86,6 +91,12 @@ def record(
     WARNING: ``logprobs`` holds 0.0 for the harness's tokens (the tool messages), which
     the model did not choose; ``metadata["harness_spans"]`` lists them.
     """
+    if server is not None:
+        from harmony_viz.record._server import ServerOptions, record_server
+
+        options = ServerOptions(model=str(model), reasoning_effort=check_effort(effort), tools=tools, instructions=instructions,
+                                max_tokens=max_new_tokens, max_turns=max_turns, temperature=temperature, top_p=top_p, seed=seed)  # fmt: skip
+        return record_server(server, prompt, options, run_id=run_id, out=out)
     loaded = model if isinstance(model, LoadedModel) else load_model(model, device=device, dtype=dtype)
     registry = resolve_tools(tools)
     effort = check_effort(effort)
