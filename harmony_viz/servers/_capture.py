@@ -91,12 +91,14 @@ def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any]
     full_api = api + ("-stream" if stream else "")
     started = _now()
     req = build_request(full_api, body, model=model, max_tokens=max_tokens or body.get("max_tokens"), script=None)
+    if api == "chat":
+        req.setdefault("logprobs", True)  # token ids from logprob tokens, where a server ignores return_token_ids
     ex = send(client, full_api, req)
-    if ex.error and ex.error.startswith("400") and "extra_body" in req:
-        # A strict server may refuse vLLM's fields: ask again plainly, with logprobs for the ids.
-        req = {k: v for k, v in req.items() if k != "extra_body"}
-        if api == "chat":
-            req["logprobs"] = True
+    # A strict server may refuse vLLM's fields, then logprobs: ask again with less.
+    for drop in ("extra_body", "logprobs"):
+        if not (ex.error and ex.error.startswith(("400", "422")) and drop in req):
+            break
+        req = {k: v for k, v in req.items() if k != drop}
         ex = send(client, full_api, req)
     run = capture_run(base_url, ex, model=model, started=started)
     if out is not None:

@@ -106,7 +106,8 @@ def build_request(api: str, chat: dict[str, Any], *, model: str, max_tokens: int
         if token_ids:
             extra["enable_response_messages"] = True
     req["model"] = model
-    req.setdefault("temperature", 0)
+    if script is not None:
+        req.setdefault("temperature", 0)  # the script decides every token anyway; keep the sampler trivial
     if api.endswith("-stream"):
         req["stream"] = True
     if extra:
