@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from harmony_viz.scanner._events import ContentKind
 from harmony_viz.scanner._visibility import CHANNELS, message_kind
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -53,7 +54,7 @@ class Header:
     channels: tuple[str, ...] = ()
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> ContentKind:
         channels = self.channels or ((self.channel,) if self.channel else ())
         return message_kind(self.role, self.recipient, channels)
 
@@ -76,7 +77,8 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
             pos = m.end()
             continue
         if kind == "chan":
-            space_end = _SPACE.match(text, m.end()).end()  # type: ignore[union-attr]
+            spaces = _SPACE.match(text, m.end())
+            space_end = spaces.end() if spaces else m.end()
             value_m = _CHANNEL_VALUE.match(text, space_end)
             value = value_m.group() if value_m else ""
             value_end = value_m.end() if value_m else space_end
@@ -119,16 +121,17 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
             pos = value_end
             continue
         if kind == "con":
-            value_m = _TYPE_VALUE.match(text, m.end())
-            glued = value_m.end() < n and not text[value_m.end()].isspace() and text[value_m.end()] != "<"
+            type_m = _TYPE_VALUE.match(text, m.end())
+            type_value, type_end = (type_m.group(), type_m.end()) if type_m else ("", m.end())
+            glued = type_end < n and not text[type_end].isspace() and text[type_end] != "<"
             if salvage and glued:
                 # `<|constrain|>name":"x"…`: what follows is the body, not a content type.
                 content_at = m.end()
                 break
-            if value_m.group():
+            if type_value:
                 if content_type is None:
-                    content_type = "<|constrain|>" + value_m.group()
-                pos = value_m.end()
+                    content_type = "<|constrain|>" + type_value
+                pos = type_end
                 continue
             if salvage:
                 content_at = m.end()

@@ -109,8 +109,8 @@ _TYPE_NAMES = {
     Diagnostic: "diagnostic",
 }
 _FIELDS: dict[type, tuple[str, ...]] = {
-    cls: (tuple(f.name for f in fields(cls)) if cls is not ContentDelta else ContentDelta._fields)  # type: ignore[arg-type]
-    for cls in _TYPE_NAMES
+    ContentDelta: ContentDelta._fields,
+    **{cls: tuple(f.name for f in fields(cls)) for cls in (MessageStart, ToolCallStart, ToolCallEnd, MessageEnd, Diagnostic)},
 }
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import codecs
 import operator
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Final, NamedTuple
 
 from harmony_viz.scanner._arguments import is_complete_json, is_json_call, parse_arguments
 from harmony_viz.scanner._codes import DIAGNOSTIC_CODES
@@ -27,7 +27,9 @@ from harmony_viz.scanner._events import (
     Event,
     MessageEnd,
     MessageStart,
+    ScanState,
     Snapshot,
+    Terminator,
     ToolCallEnd,
     ToolCallStart,
 )
@@ -36,7 +38,19 @@ from harmony_viz.scanner._pieces import Piece, slice_pieces, unit_end, unit_star
 from harmony_viz.scanner._vocab import CONTROL_IDS, ID_BY_LITERAL, LITERAL_BY_ID, N_VOCAB, tables
 from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START, special_by_id
 
-OUTSIDE, HEADER, BODY = "outside", "header", "body"
+OUTSIDE: Final = "outside"
+HEADER: Final = "header"
+BODY: Final = "body"
+_TERMINATORS: dict[int, Terminator] = {END: "<|end|>", CALL: "<|call|>", RETURN: "<|return|>"}
+
+
+class _Call(NamedTuple):
+    """The tool call of the open message: what its end needs to know."""
+
+    call_id: str
+    name: str
+    recipient: str
+    content_type: str | None
 _STOPS = (END, CALL, RETURN)
 _LITERAL_RE = re.compile(r"<\|(?:start|end|message|channel|constrain|call|return)\|>")
 # Every proper prefix of a control literal: a text suffix equal to one of these is held back.
@@ -73,12 +87,12 @@ class Scanner:
         self._role = role
         self._mode: str | None = None
         self._pos = 0
-        self._state = HEADER if role else OUTSIDE
+        self._state: ScanState = HEADER if role else OUTSIDE
         self._out: list[Event] = []
         # _clean: in a body with nothing held, so ids may take the fast path; _hot: also not a tool call.
         self._clean = self._hot = False
         t = tables()
-        self._fast = t.fast.get
+        self._fast: Callable[[Any], str | None] = t.fast.get  # ids only reach it; a str chunk falls through
         self._raw = t.raw
         self._held: list[Piece] = []
         self._held_text = ""
@@ -94,7 +108,7 @@ class Scanner:
         self._ndiag = 0
         self._m: Header | None = None
         self._kind = "other"
-        self._call: tuple[str, str] | None = None
+        self._call: _Call | None = None
         self._args: list[str] | None = None
         self._run: list[str] | None = None
         self._run_start = self._run_end = 0
@@ -103,7 +117,7 @@ class Scanner:
 
     # ----------------------------------------------------------------- public API
 
-    def feed(self, chunk: str | Sequence[int], _new: Any = tuple.__new__, _delta: Any = ContentDelta) -> list[Event]:
+    def feed(self, chunk: str | Sequence[int]) -> list[Event]:
         """Scan the next chunk (Harmony text, or token ids); returns the events it completed."""
         if self._hot and len(chunk) == 1:
             # One body token at a time, the commonest call when replaying a stream.
@@ -112,7 +126,7 @@ class Scanner:
                 pos = self._pos
                 # One int object shared by the delta's end and the position (a trace keeps both).
                 self._pos = end = pos + 1
-                return [_new(_delta, (self._msg, self._kind, text, pos, end))]
+                return [_new_tuple(ContentDelta, (self._msg, self._kind, text, pos, end))]
         if isinstance(chunk, str):
             return self._feed_text(chunk)
         if self._mode != "tokens":
@@ -179,8 +193,8 @@ class Scanner:
         m = self._m
         if m is None:
             role = self._hdr_role if self._state is HEADER else None
-            return Snapshot(self._state, self._preview, self._held_text, -1, role, None, None, None, None, self._nmsg, self._ndiag, self._pos)  # type: ignore[arg-type]
-        return Snapshot(self._state, self._preview, self._held_text, self._msg, m.role, m.name, m.recipient, m.channel, m.content_type, self._nmsg, self._ndiag, self._pos)  # type: ignore[arg-type]
+            return Snapshot(self._state, self._preview, self._held_text, -1, role, None, None, None, None, self._nmsg, self._ndiag, self._pos)
+        return Snapshot(self._state, self._preview, self._held_text, self._msg, m.role, m.name, m.recipient, m.channel, m.content_type, self._nmsg, self._ndiag, self._pos)
 
     # ------------------------------------------------------------ input handling
 
@@ -214,7 +228,8 @@ class Scanner:
             raise ValueError(f"token {pos} is {tid}, outside the o200k_harmony vocabulary 0..{N_VOCAB - 1}; feed ids from harmony_viz.encoding()")
         elif tid >= len(self._raw):
             self._drain()
-            literal = special_by_id(tid).literal  # type: ignore[union-attr]
+            special = special_by_id(tid)
+            literal = special.literal if special is not None else f"<|reserved_{tid}|>"
             self._diag("reserved-token", f"reserved special token {literal} ({tid}) read as text", pos, pos + 1)
             self._text(literal, pos, pos + 1)
         else:
@@ -310,7 +325,7 @@ class Scanner:
             elif tid == START or tid == CHANNEL:
                 where = "<|start|>" if tid == START else "<|channel|> in the body"
                 self._diag("missing-end", f"{where} while message {self._msg} is open: <|end|> missing; the message ends here", start, end)
-                role = None if tid == START else self._m.role  # type: ignore[union-attr]
+                role = None if tid == START or self._m is None else self._m.role
                 self._close_body_implied(start)
                 self._begin_header(start, role)
                 if tid == CHANNEL:
@@ -397,7 +412,7 @@ class Scanner:
         self._nmsg += 1
         self._m = h
         self._kind = kind = h.kind
-        self._emit(MessageStart(index, h.role, h.name, h.recipient, h.channel, h.content_type, kind, start, end))  # type: ignore[arg-type]
+        self._emit(MessageStart(index, h.role, h.name, h.recipient, h.channel, h.content_type, kind, start, end))
         for code, _, message, c0, c1 in h.diags:
             u0, u1 = (unit_start(pieces, c0), unit_end(pieces, c1)) if pieces else (start, end)
             self._diag(code, message, u0, max(u0, u1))
@@ -408,7 +423,7 @@ class Scanner:
             namespace, dot, rest = recipient.partition(".")
             name = rest if namespace == "functions" and dot else recipient
             call_id = f"call_{index}"
-            self._call = (call_id, name)
+            self._call = _Call(call_id, name, recipient, h.content_type)
             self._args = []
             self._emit(ToolCallStart(index, call_id, name, namespace if dot else None, recipient, start, end))
         else:
@@ -489,26 +504,27 @@ class Scanner:
         self._finish_body(tid, at, at)
 
     def _end_message(self, tid: int, start: int, end: int) -> None:
-        literal = LITERAL_BY_ID[tid]
-        if self._call is not None:
+        call = self._call
+        if call is not None:
             if tid == END:
-                self._diag("call-ended-by-end", f"tool call to {self._m.recipient} ended by <|end|> instead of <|call|>", start, end)  # type: ignore[union-attr]
+                self._diag("call-ended-by-end", f"tool call to {call.recipient} ended by <|end|> instead of <|call|>", start, end)
             elif tid == RETURN:
-                self._diag("call-ended-by-return", f"tool call to {self._m.recipient} ended by <|return|> instead of <|call|>", start, end)  # type: ignore[union-attr]
+                self._diag("call-ended-by-return", f"tool call to {call.recipient} ended by <|return|> instead of <|call|>", start, end)
             self._finish_call(start, end)
         elif tid == CALL:
             self._diag("call-without-recipient", "<|call|> ends a message that has no recipient (no to=…); nothing to call", start, end)
-        self._close(literal, start, end)
+        self._close(_TERMINATORS[tid], start, end)
         if tid == CALL:
             self._after_call = True
 
     def _eos_body(self, at: int) -> None:
-        if self._call is not None:
+        call = self._call
+        if call is not None:
             raw = "".join(self._args or ())
-            if not is_json_call(self._m.recipient, self._m.content_type) or is_complete_json(raw):  # type: ignore[union-attr]
-                self._diag("call-cut-off", f"tool call to {self._m.recipient} cut off at end of stream with complete arguments (servers often strip <|call|>)", at, at)  # type: ignore[union-attr]
+            if not is_json_call(call.recipient, call.content_type) or is_complete_json(raw):
+                self._diag("call-cut-off", f"tool call to {call.recipient} cut off at end of stream with complete arguments (servers often strip <|call|>)", at, at)
             else:
-                self._diag("call-incomplete", f"stream ended inside the tool call to {self._m.recipient}; its arguments are not complete JSON", at, at)  # type: ignore[union-attr]
+                self._diag("call-incomplete", f"stream ended inside the tool call to {call.recipient}; its arguments are not complete JSON", at, at)
             self._finish_call(at, at)
         else:
             self._diag("eos-in-message", f"message {self._msg} has no stop token (the stream ends inside it)", at, at)
@@ -520,15 +536,17 @@ class Scanner:
         self._close("<|start|>", at, at)
 
     def _finish_call(self, start: int, end: int) -> None:
-        call_id, name = self._call  # type: ignore[misc]
+        call = self._call
+        if call is None:
+            return
         raw = "".join(self._args or ())
-        parsed, error = parse_arguments(raw) if is_json_call(self._m.recipient, self._m.content_type) else (None, None)  # type: ignore[union-attr]
-        self._emit(ToolCallEnd(self._msg, call_id, name, raw, parsed, error, start, end))
+        parsed, error = parse_arguments(raw) if is_json_call(call.recipient, call.content_type) else (None, None)
+        self._emit(ToolCallEnd(self._msg, call.call_id, call.name, raw, parsed, error, start, end))
         self._call = None
         self._args = None
 
-    def _close(self, terminator: str, start: int, end: int) -> None:
-        self._emit(MessageEnd(self._msg, terminator, start, end))  # type: ignore[arg-type]
+    def _close(self, terminator: Terminator, start: int, end: int) -> None:
+        self._emit(MessageEnd(self._msg, terminator, start, end))
         self._msg = -1
         self._m = None
         self._kind = "other"
@@ -563,4 +581,4 @@ class Scanner:
 
     def _diag(self, code: str, message: str, start: int, end: int) -> None:
         self._ndiag += 1
-        self._emit(Diagnostic(code, DIAGNOSTIC_CODES[code][0], message, start, end))  # type: ignore[arg-type]
+        self._emit(Diagnostic(code, DIAGNOSTIC_CODES[code][0], message, start, end))
