@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+import json
 from typing import Any
 
 import pytest
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE_PATH = ROOT.parent / "shared" / "templates" / "gpt-oss.jinja"
@@ -39,3 +41,48 @@ def request(*messages: dict[str, Any], tools: list[dict[str, Any]] | None = None
     if tools is not None:
         out["tools"] = tools
     return out
+
+
+# Plain text with the separators templates trip on (newlines, quotes, backslashes, non-ASCII).
+text = st.text(alphabet=st.sampled_from(list("ab Z09\n\"\\{}:,é日")), min_size=1, max_size=12).filter(lambda s: s.strip())
+arguments = st.one_of(
+    st.dictionaries(st.sampled_from(["city", "days", "q"]), st.one_of(text, st.integers(-5, 99)), max_size=2),
+    st.dictionaries(st.sampled_from(["city", "q"]), text, max_size=2).map(lambda d: json.dumps(d, ensure_ascii=False)),
+)
+
+
+@st.composite
+def conversations(draw):
+    messages = []
+    if draw(st.booleans()):
+        messages.append({"role": draw(st.sampled_from(["system", "developer"])), "content": draw(text)})
+    n_call = 0
+    for _turn in range(draw(st.integers(1, 3))):
+        messages.append({"role": "user", "content": draw(text)})
+        for _step in range(draw(st.integers(0, 2))):
+            msg = {"role": "assistant"}
+            # the template refuses content and thinking together beside tool calls
+            lead = draw(st.sampled_from(["none", "content", "thinking"]))
+            if lead != "none":
+                msg[lead] = draw(text)
+            calls = []
+            for _ in range(draw(st.integers(1, 2))):
+                n_call += 1
+                calls.append({"id": f"c{n_call}", "type": "function",
+                              "function": {"name": draw(st.sampled_from(["get_weather", "lookup"])), "arguments": draw(arguments)}})
+            msg["tool_calls"] = calls
+            messages.append(msg)
+            for c in calls:
+                result = draw(st.one_of(text, st.dictionaries(st.sampled_from(["ok", "v"]), st.integers(0, 9), max_size=2)))
+                messages.append({"role": "tool", "tool_call_id": c["id"], "content": result})
+        if draw(st.booleans()) or _turn == 0:
+            final = {"role": "assistant", "content": draw(text)}
+            if draw(st.booleans()):
+                final[draw(st.sampled_from(["thinking", "reasoning_content"]))] = draw(text)
+            messages.append(final)
+    request = {"messages": messages}
+    if draw(st.booleans()):
+        request["tools"] = [WEATHER]
+    if draw(st.booleans()):
+        request["reasoning_effort"] = draw(st.sampled_from(["low", "medium", "high"]))
+    return request

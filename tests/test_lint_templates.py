@@ -8,7 +8,7 @@ from harmony_viz.lint import CODES, lint
 from harmony_viz.templates import render_ours, render_template
 from harmony_viz.tokens import encoding
 
-from tests._templates import DATE, WEATHER, call, real_template, request
+from _templates import DATE, WEATHER, call, real_template, request
 
 REQUEST = request(
     {"role": "user", "content": "Weather in Paris?"},

@@ -9,7 +9,7 @@ import pytest
 from harmony_viz.templates import CODES, LensError, compare, load_template, template_from_model
 from harmony_viz.templates import ChatTemplate, TemplateSourceError
 
-from tests._templates import DATE, WEATHER, call, real_template, request
+from _templates import DATE, WEATHER, call, real_template, request
 
 pytest.importorskip("transformers")
 

@@ -9,7 +9,7 @@ import pytest
 
 from harmony_viz.cli import main
 
-from tests._templates import DATE, TEMPLATE_PATH, WEATHER, call, real_template, request
+from _templates import DATE, TEMPLATE_PATH, WEATHER, call, real_template, request
 
 pytest.importorskip("transformers")
 
