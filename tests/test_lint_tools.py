@@ -222,5 +222,7 @@ def test_damaged_declarations_raise_only_tool_parse_error(reference_encoding, da
     damaged = text[:start] + junk + text[end:]
     try:
         tools_from_typescript(damaged)
-    except ToolParseError:
-        pass
+    except ToolParseError as exc:
+        # A readable error: one line that says what was expected or where it broke.
+        message = str(exc)
+        assert message and "\n" not in message and "Traceback" not in message

@@ -98,7 +98,9 @@ def test_sample_streams_are_kept_then_an_edit_renders(name: str, reference_encod
     assert w.tokens == raw and w.origin == "tokens"
     assert any(d["severity"] in ("error", "warning") and d["source"] == "scanner" for d in w.diagnostics)
     # the reference parser refuses these streams: that is why they are presets
-    with pytest.raises(Exception):
+    from openai_harmony import HarmonyError
+
+    with pytest.raises(HarmonyError):
         oracle_messages(reference_encoding, raw)
     # edit the last message's text in the browser: the stream is rendered anew from the cards
     edited = [dict(m) for m in w.messages]

@@ -242,7 +242,7 @@ def test_agrees_on_conversations_rendered_by_openai_harmony(name, reference_enco
 
 
 def test_agrees_on_a_conversation_rendered_by_our_renderer(reference_encoding):
-    R = pytest.importorskip("harmony_viz.render")
+    import harmony_viz.render as R
     given = [
         R.Message.from_role_and_content(R.Role.SYSTEM, R.SystemContent.new()),
         R.Message.from_role_and_content(R.Role.USER, "Weather in 東京?"),

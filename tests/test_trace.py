@@ -191,7 +191,7 @@ def test_tokens_of_accepts_ids_text_and_arrays(enc) -> None:
 
 
 def test_tokens_of_run_records(enc, corpus_dir) -> None:
-    runs = pytest.importorskip("harmony_viz.runs")
+    from harmony_viz import runs
     path = corpus_dir / "ndurner_gpt-oss-rt-run" / "finding5_runs" / "helpful-1.json"
     run = runs.load_file(path)[0]
     got = tokens_of(run)
@@ -200,7 +200,7 @@ def test_tokens_of_run_records(enc, corpus_dir) -> None:
 
 
 def test_tokens_of_conversations(enc) -> None:
-    render = pytest.importorskip("harmony_viz.render")
+    from harmony_viz import render
     conv = render.Conversation.from_messages([render.Message.from_role_and_content("user", "Hi")])
     assert tokens_of(conv) == list(render.render_conversation(conv))
     assert enc.decode(tokens_of(conv)) == "<|start|>user<|message|>Hi<|end|>"

@@ -26,7 +26,10 @@ JS = ROOT / "js"
 def _node() -> str:
     node = shutil.which("node")
     if node is None or not (JS / "node_modules" / ".bin" / "esbuild").exists():
-        pytest.skip("node and js/node_modules are needed (cd js && npm install)")
+        why = "node and js/node_modules are needed (cd js && npm install)"
+        if os.environ.get("CI") or os.environ.get("HARMONY_VIZ_REQUIRE_BROWSER"):
+            pytest.fail(why + "; CI installs them with the package")
+        pytest.skip(why)
     return node
 
 
@@ -72,10 +75,15 @@ def test_frontend_logic_matches_the_python_trace(enc, corpus_dir, tmp_path: Path
         "tool_call": finding5(corpus_dir, "cyberthreat-17")[-3000:],
         "bare_commentary": finding5(corpus_dir, "cyberthreat-24")[-2500:],
     }
+    cases = {name: enc.encode(text, allowed_special="all") for name, text in streams.items()}
+    # Lengths around 256, where a column's type steps from u1 to u2 (an off-by-one there would wrap).
+    long_ids = enc.encode(finding5(corpus_dir, "helpful-1"), allowed_special="all")
+    for length in (255, 256, 257, 260):
+        cases[f"len{length}"] = long_ids[:length]
     n = 0
-    for name, text in streams.items():
-        ids = enc.encode(text, allowed_special="all")
-        for spec in ("token", "random:3", "chars:7", "bytes:2", "server"):
+    for name, ids in cases.items():
+        specs = ("token", "random:3", "chars:7", "bytes:2", "server") if not name.startswith("len") else ("token", "every:1")
+        for spec in specs:
             trace = Trace.build(ids, spec)
             meta, buf = trace.to_payload()
             stem = f"{name}-{spec.replace(':', '_')}"
