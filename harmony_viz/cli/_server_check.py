@@ -51,12 +51,14 @@ def run(args: argparse.Namespace) -> int:
             if args.request or args.model or args.api != "all" or args.save_captures:
                 raise CLIError("--request, --model, --api and --save-captures need --base-url; without it the files are captures, checked offline")
             results = check_captures(args.files)
+        last = None
         for r in results:
             if args.json:
                 write_json(r.to_json())
-            else:
-                print(format_result(r))
+            else:  # a table per stream: its name once, then a row per api
+                print(format_result(r, with_file=r.file != last))
                 sys.stdout.flush()
+            last = r.file
     except (CheckInputError, ServerError, ValueError) as exc:
         raise CLIError(str(exc)) from None
     return 0

@@ -187,17 +187,14 @@ def check_captures(paths: Sequence[str]) -> Iterator[CheckResult]:
     yield from _with_stream_final([capture_result(run, str(path)) for path, run in loaded])
 
 
-def format_result(r: CheckResult) -> str:
-    """A readable block: one header line, then one line per discrepancy."""
+def format_result(r: CheckResult, *, with_file: bool = True) -> str:
+    """One table row (api, replayed, findings), then one line per discrepancy; the file first unless ``with_file`` is off."""
     replayed = {True: "yes", False: "NO", None: "n/a"}[r.replayed]
-    head = f"{r.file}  {r.api:<16} replayed={replayed:<3}  "
-    if r.error:
-        head += f"error: {r.error}"
-    else:
-        n = len(r.discrepancies)
-        head += "no discrepancies" if n == 0 else f"{n} discrepanc{'y' if n == 1 else 'ies'}"
-    lines = [head]
+    n = len(r.discrepancies)
+    found = f"error: {r.error}" if r.error else ("no discrepancies" if n == 0 else f"{n} discrepanc{'y' if n == 1 else 'ies'}")
+    lines = [f"{r.file}  ({len(r.token_ids)} tokens)"] if with_file else []
+    lines.append(f"  {r.api:<17} replayed={replayed:<4} {found}")
     for d in r.discrepancies:
         span = f"  (tokens {d.where['start']}-{d.where['end']})" if d.where else ""
-        lines.append(f"    [{d.severity}] {d.code}: {d.message}{span}")
+        lines.append(f"      [{d.severity}] {d.code}: {d.message}{span}")
     return "\n".join(lines)
