@@ -64,3 +64,42 @@ def replay_server(tmp_path_factory: pytest.TempPathFactory):
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # The SIGTERM test stops the shared replay server: run it after every other test.
     items.sort(key=lambda item: item.get_closest_marker("stops_server") is not None)
+
+
+class CLIResult(tuple):
+    """``(rc, out, err)`` of one ``harmony-viz`` run in-process."""
+
+    __slots__ = ()
+
+    @property
+    def rc(self) -> int:
+        return self[0]
+
+    @property
+    def out(self) -> str:
+        return self[1]
+
+    @property
+    def err(self) -> str:
+        return self[2]
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """Run ``harmony-viz ARGS…`` in-process: ``cli("parse", "-", stdin="…")`` → CLIResult(rc, out, err)."""
+    import io
+
+    from harmony_viz.cli import main
+
+    def run(*argv: str, stdin: str | None = None) -> CLIResult:
+        if stdin is not None:
+            monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        capsys.readouterr()  # what an earlier step printed is not this run's output
+        try:
+            rc = main(list(argv))
+        except SystemExit as exc:  # argparse's own usage errors
+            rc = exc.code if isinstance(exc.code, int) else 2
+        out, err = capsys.readouterr()
+        return CLIResult((rc, out, err))
+
+    return run

@@ -2,49 +2,36 @@
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
 
 import pytest
 
-from harmony_viz.cli import main
 
 
-def run(capsys, monkeypatch, argv, stdin=None):
-    if stdin is not None:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse errors
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_escape_prints_exactly_the_escaped_text(capsys, monkeypatch, tmp_path):
+def test_escape_prints_exactly_the_escaped_text(tmp_path, cli):
     f = tmp_path / "in.txt"
     f.write_text("a<|start|>b<|end|>\n", encoding="utf-8")
-    assert run(capsys, monkeypatch, ["escape", str(f)]) == (0, "a<\\|start\\|>b<\\|end\\|>\n", "")
-    assert run(capsys, monkeypatch, ["escape", "-"], stdin="x<|call|>") == (0, "x<\\|call\\|>", "")
-    assert run(capsys, monkeypatch, ["escape", "--reverse", "-"], stdin="x<\\|call\\|>") == (0, "x<|call|>", "")
+    assert cli("escape", str(f)) == (0, "a<\\|start\\|>b<\\|end\\|>\n", "")
+    assert cli("escape", "-", stdin="x<|call|>") == (0, "x<\\|call\\|>", "")
+    assert cli("escape", "--reverse", "-", stdin="x<\\|call\\|>") == (0, "x<|call|>", "")
 
 
-def test_escape_json(capsys, monkeypatch):
+def test_escape_json(cli):
     doc = '{"a": ["<|return|>", 1]}'
-    code, out, err = run(capsys, monkeypatch, ["escape", "--json", "-"], stdin=doc)
+    code, out, err = cli("escape", "--json", "-", stdin=doc)
     assert (code, out, err) == (0, '{"a": ["<\\\\|return\\\\|>", 1]}', "")
     assert json.loads(out) == {"a": ["<\\|return\\|>", 1]}
-    assert run(capsys, monkeypatch, ["escape", "--json", "--reverse", "-"], stdin=out) == (0, doc, "")
+    assert cli("escape", "--json", "--reverse", "-", stdin=out) == (0, doc, "")
 
 
-def test_escape_bad_input_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path):
-    code, out, err = run(capsys, monkeypatch, ["escape", "--json", "-"], stdin='{"a": ')
+def test_escape_bad_input_is_one_line_and_exit_2(tmp_path, cli):
+    code, out, err = cli("escape", "--json", "-", stdin='{"a": ')
     assert (code, out) == (2, "")
     assert err == "harmony-viz escape: -: not valid JSON: Expecting value at line 1, column 7; drop --json to escape it as plain text\n"
     missing = tmp_path / "nope.txt"
-    assert run(capsys, monkeypatch, ["escape", str(missing)]) == (2, "", f"harmony-viz escape: {missing}: no such file\n")
+    assert cli("escape", str(missing)) == (2, "", f"harmony-viz escape: {missing}: no such file\n")
 
 
 @pytest.mark.parametrize(
@@ -57,18 +44,18 @@ def test_escape_bad_input_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path):
         (["leaks", "-", "--strict"], "```\n<|end|>\n```", 0, {"leak": False, "signals": []}),
     ],
 )
-def test_leaks_prints_the_verdict(capsys, monkeypatch, argv, text, code, expected):
-    got_code, out, err = run(capsys, monkeypatch, argv, stdin=text)
+def test_leaks_prints_the_verdict(argv, text, code, expected, cli):
+    got_code, out, err = cli(*argv, stdin=text)
     assert (got_code, err) == (code, "")
     assert out == json.dumps(expected) + "\n"
 
 
-def test_leaks_rejects_an_unknown_surface(capsys, monkeypatch):
-    code, out, err = run(capsys, monkeypatch, ["leaks", "-", "--surface", "tool"], stdin="x")
+def test_leaks_rejects_an_unknown_surface(cli):
+    code, out, err = cli("leaks", "-", "--surface", "tool", stdin="x")
     assert code == 2 and out == ""
     assert "invalid choice: 'tool' (choose from 'assistant_text', 'assistant_thinking', 'tool_arg')" in err
 
 
-def test_escape_via_the_console_script_adds_no_newline():
+def test_escape_via_the_console_script_adds_no_newline(cli):
     result = subprocess.run([sys.executable, "-m", "harmony_viz", "escape", "-"], input="<|message|>", capture_output=True, text=True)
     assert (result.returncode, result.stdout, result.stderr) == (0, "<\\|message\\|>", "")

@@ -2,34 +2,24 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
 
-from harmony_viz.cli import main
 
 GOLDEN = Path(__file__).parent / "golden"
 
 
-def cli(capsys, monkeypatch, *argv: str, stdin: str | None = None) -> tuple[int, str, str]:
-    if stdin is not None:
-        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-    rc = main(list(argv))
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
 @pytest.mark.parametrize("name", ["scan_role_section_call", "scan_missing_message"])
-def test_parse_messages_golden(name, capsys, monkeypatch):
-    rc, out, err = cli(capsys, monkeypatch, "parse", str(GOLDEN / f"{name}.txt"))
+def test_parse_messages_golden(name, cli):
+    rc, out, err = cli("parse", str(GOLDEN / f"{name}.txt"))
     assert (rc, err) == (0, "")
     assert out == (GOLDEN / f"{name}.json").read_text(encoding="utf-8")
 
 
-def test_parse_events_from_ids_on_stdin(capsys, monkeypatch):
-    rc, out, err = cli(capsys, monkeypatch, "parse", "-", "--output", "events", stdin="[200006, 173781, 200005, 17196, 200008, 12194, 200002]")
+def test_parse_events_from_ids_on_stdin(cli):
+    rc, out, err = cli("parse", "-", "--output", "events", stdin="[200006, 173781, 200005, 17196, 200008, 12194, 200002]")
     assert (rc, err) == (0, "")
     assert out.splitlines() == [
         '{"type": "message_start", "message": 0, "role": "assistant", "name": null, "recipient": null, "channel": "final", "content_type": null, "kind": "final", "start": 0, "end": 5}',
@@ -38,35 +28,35 @@ def test_parse_events_from_ids_on_stdin(capsys, monkeypatch):
     ]
 
 
-def test_parse_completion_role(capsys, monkeypatch):
-    rc, out, _ = cli(capsys, monkeypatch, "parse", "-", "--role", "assistant", stdin="<|channel|>final<|message|>4<|return|>")
+def test_parse_completion_role(cli):
+    rc, out, _ = cli("parse", "-", "--role", "assistant", stdin="<|channel|>final<|message|>4<|return|>")
     assert rc == 0
     assert out == '{"messages": [{"role": "assistant", "name": null, "content": [{"type": "text", "text": "4"}], "channel": "final"}], "diagnostics": []}\n'
 
 
-def test_parse_empty_input_is_valid(capsys, monkeypatch):
-    assert cli(capsys, monkeypatch, "parse", "-", stdin="") == (0, '{"messages": [], "diagnostics": []}\n', "")
+def test_parse_empty_input_is_valid(cli):
+    assert cli("parse", "-", stdin="") == (0, '{"messages": [], "diagnostics": []}\n', "")
 
 
-def test_chunk_seed_does_not_change_messages(corpus_dir, capsys, monkeypatch, tmp_path, enc):
+def test_chunk_seed_does_not_change_messages(corpus_dir, tmp_path, enc, cli):
     text = json.loads((corpus_dir / "ndurner_gpt-oss-rt-run" / "findings-tournament.json").read_text(encoding="utf-8"))["harmony_response_walkthroughs"][1]
     src = tmp_path / "t.txt"
     src.write_text(text, encoding="utf-8")
     ids = tmp_path / "t.json"
     ids.write_text(json.dumps(enc.encode(text, allowed_special="all")), encoding="utf-8")
-    whole = cli(capsys, monkeypatch, "parse", str(src))
+    whole = cli("parse", str(src))
     assert whole[0] == 0 and '"code": "missing-message"' in whole[1]
     for seed in ("1", "2", "3"):
-        assert cli(capsys, monkeypatch, "parse", str(src), "--chunk-seed", seed) == whole
-    whole_ids = cli(capsys, monkeypatch, "parse", str(ids))
+        assert cli("parse", str(src), "--chunk-seed", seed) == whole
+    whole_ids = cli("parse", str(ids))
     assert json.loads(whole_ids[1])["messages"] == json.loads(whole[1])["messages"]
-    assert cli(capsys, monkeypatch, "parse", str(ids), "--chunk-seed", "5") == whole_ids
+    assert cli("parse", str(ids), "--chunk-seed", "5") == whole_ids
 
 
-def test_strict_exits_1_on_errors(capsys, monkeypatch):
-    assert cli(capsys, monkeypatch, "parse", "-", "--strict", stdin="<|end|>")[0] == 1
-    assert cli(capsys, monkeypatch, "parse", "-", "--strict", stdin="<|start|>user<|message|>x<|end|>")[0] == 0
-    assert cli(capsys, monkeypatch, "parse", "-", stdin="<|end|>")[0] == 0
+def test_strict_exits_1_on_errors(cli):
+    assert cli("parse", "-", "--strict", stdin="<|end|>")[0] == 1
+    assert cli("parse", "-", "--strict", stdin="<|start|>user<|message|>x<|end|>")[0] == 0
+    assert cli("parse", "-", stdin="<|end|>")[0] == 0
 
 
 @pytest.mark.parametrize(
@@ -77,24 +67,24 @@ def test_strict_exits_1_on_errors(capsys, monkeypatch):
         ('[1, "two"]', "harmony-viz parse: standard input: token 1 is 'two', not an integer id (ids are ints 0..201087); give a JSON array of token ids, or Harmony text\n"),
     ],
 )
-def test_bad_ids_exit_2_with_one_line(stdin, message, capsys, monkeypatch):
-    assert cli(capsys, monkeypatch, "parse", "-", stdin=stdin) == (2, "", message)
+def test_bad_ids_exit_2_with_one_line(stdin, message, cli):
+    assert cli("parse", "-", stdin=stdin) == (2, "", message)
 
 
-def test_binary_and_missing_files_exit_2(tmp_path, capsys, monkeypatch):
+def test_binary_and_missing_files_exit_2(tmp_path, cli):
     binary = tmp_path / "x.bin"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
-    assert cli(capsys, monkeypatch, "parse", str(binary)) == (2, "", f"harmony-viz parse: {binary}: not UTF-8 text (byte 0)\n")
-    assert cli(capsys, monkeypatch, "parse", str(tmp_path / "nope.txt")) == (2, "", f"harmony-viz parse: {tmp_path / 'nope.txt'}: no such file\n")
+    assert cli("parse", str(binary)) == (2, "", f"harmony-viz parse: {binary}: not UTF-8 text (byte 0)\n")
+    assert cli("parse", str(tmp_path / "nope.txt")) == (2, "", f"harmony-viz parse: {tmp_path / 'nope.txt'}: no such file\n")
 
 
 @pytest.mark.parametrize("output", ["chat", "chat-stream", "responses", "responses-stream"])
-def test_projection_outputs_print_what_projections_return(output, capsys, monkeypatch):
+def test_projection_outputs_print_what_projections_return(output, cli):
     projections = pytest.importorskip("harmony_viz.projections")
     from harmony_viz.scanner import Scanner
 
     text = "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Hi<|return|>"
-    rc, out, err = cli(capsys, monkeypatch, "parse", "-", "--role", "assistant", "--output", output, stdin=text)
+    rc, out, err = cli("parse", "-", "--role", "assistant", "--output", output, stdin=text)
     assert (rc, err) == (0, "")
     scanner = Scanner(role="assistant")
     expected = projections.project_for_cli(output, [scanner.feed(text), scanner.flush()], legacy_vllm=False)

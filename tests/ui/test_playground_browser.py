@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
-import nbformat
 import pytest
 
 from harmony_viz.playground import playground
 from harmony_viz.playground._convert import render
 from harmony_viz.render import Conversation
 
-from _lab import open_notebook
+from _lab import lab_notebook, wait_for_kernel
 
 pytestmark = pytest.mark.browser
 
@@ -23,41 +21,19 @@ XSS = "<img src=x onerror=\"window.__hv_pg_xss=1\"> &amp;"
 @pytest.fixture(scope="module")
 def lab_page(browser, jupyter_lab):
     """A JupyterLab tab with a playground on the tool-call preset, its cells run."""
-    root: Path = jupyter_lab["root"]
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell("from harmony_viz import playground\nw = playground(preset='tool-call')\nw"),
-        nbformat.v4.new_code_cell("import json\nprint('PY', json.dumps({'n': len(w.tokens), 'origin': w.origin, "
-                                  "'texts': [getattr(m.content[0], 'text', None) for m in w.conversation.messages], "
-                                  "'replay': w.replay_widget is not None}))"),
+    cells = [
+        "from harmony_viz import playground\nw = playground(preset='tool-call')\nw",
+        "import json\nprint('PY', json.dumps({'n': len(w.tokens), 'origin': w.origin, "
+        "'texts': [getattr(m.content[0], 'text', None) for m in w.conversation.messages], "
+        "'replay': w.replay_widget is not None}))",
     ]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, root / "playground.ipynb")
-    context = browser.new_context(viewport={"width": 1500, "height": 1100})
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    open_notebook(page, jupyter_lab, "playground.ipynb")
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function("() => document.querySelectorAll('.hv-pg [data-hv=token]').length > 0", timeout=120_000)
-    yield page
-    context.close()
+    yield from lab_notebook(browser, jupyter_lab, "playground.ipynb", cells,
+                            ready="() => document.querySelectorAll('.hv-pg [data-hv=token]').length > 0")
 
 
-def _kernel_state(page) -> dict:
-    """Run the second cell again and read what the kernel holds."""
-    page.evaluate("""async () => {
-        const panel = window.jupyterapp.shell.currentWidget;
-        panel.content.activeCellIndex = 1;
-        await window.jupyterapp.commands.execute('notebook:run-cell');
-    }""")
-    page.wait_for_function("""() => {
-        const cell = window.jupyterapp.shell.currentWidget.content.widgets[1];
-        return cell.model.executionCount !== null && cell.node.querySelector('.jp-OutputArea-output') &&
-               !cell.node.querySelector('.jp-InputArea-prompt').textContent.includes('*');
-    }""", timeout=60_000)
-    page.wait_for_timeout(200)
-    text = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets[1].node.querySelector('.jp-OutputArea').innerText")
+def _kernel_state(page, until: str = "return true") -> dict:
+    """Run the second cell again (until its output satisfies ``until``) and read what the kernel holds."""
+    text = wait_for_kernel(page, until, cell=1)
     return json.loads(re.search(r"PY (.+)", text).group(1))
 
 
@@ -89,11 +65,10 @@ def test_typing_keystroke_by_keystroke_loses_nothing(lab_page) -> None:
     box.click()
     box.press("End")
     box.press_sequentially(" Thanks, truly!", delay=60)  # replies to earlier keystrokes arrive mid-typing
-    lab_page.wait_for_timeout(1200)
     box.blur()
-    lab_page.wait_for_function("() => document.querySelector('.hv-pg [data-hv=tokens]').innerText.includes('truly')", timeout=30_000)
+    lab_page.wait_for_function("() => document.querySelector('.hv-pg [data-hv=tokens]').innerText.includes('truly!')", timeout=30_000)
     assert box.input_value() == before + " Thanks, truly!"
-    assert _kernel_state(lab_page)["texts"][2] == before + " Thanks, truly!"
+    assert _kernel_state(lab_page, until="return out.includes('truly!')")["texts"][2] == before + " Thanks, truly!"
 
 
 def test_hover_explains_control_tokens_and_finds_the_card(lab_page) -> None:

@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
-from _lab import open_notebook
+from _lab import lab_notebook, wait_for_kernel
 
 from harmony_viz.trace import Trace, tokens_of
 from _replay_streams import XSS_TEXT, finding5
@@ -28,48 +27,20 @@ def lab_page(browser, jupyter_lab, corpus_dir):
     (root / "xss.txt").write_text(XSS_TEXT, encoding="utf-8")
     # the screenshot stream: the end of a real run that calls a tool
     (root / "run.txt").write_text(finding5(corpus_dir, "cyberthreat-17"), encoding="utf-8")
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell("from harmony_viz import replay\nw = replay(open('xss.txt').read(), chunking='every:2')\nw"),
-        nbformat.v4.new_code_cell("print('PY', w.step, w.selected, w.chunking, w.n_steps)"),
-        nbformat.v4.new_code_cell("w.step = 5"),
-        nbformat.v4.new_code_cell("shot = replay(open('run.txt').read(), chunking='every:4')\n"
-                                  "shot.step = [m for m in shot.trace.messages if m.kind == 'tool_call'][-1].step_started + 4\nshot"),
+    cells = [
+        "from harmony_viz import replay\nw = replay(open('xss.txt').read(), chunking='every:2')\nw",
+        "print('PY', w.step, w.selected, w.chunking, w.n_steps)",
+        "w.step = 5",
+        "shot = replay(open('run.txt').read(), chunking='every:4')\n"
+        "shot.step = [m for m in shot.trace.messages if m.kind == 'tool_call'][-1].step_started + 4\nshot",
     ]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, root / "hv_replay_widget.ipynb")
-    context = browser.new_context(viewport={"width": 1500, "height": 1500})
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    # a workspace of its own, reset: other tests' notebooks sharing this server are not reopened here
-    open_notebook(page, jupyter_lab, "hv_replay_widget.ipynb")
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function("() => document.querySelectorAll('.hv-root').length === 2", timeout=120_000)
-    page.wait_for_function("() => document.querySelectorAll('.hv-root [data-hv=step]')[0].dataset.step === '5'", timeout=60_000)
-    yield page
-    # stop this notebook's kernel so later tests on the shared server do not pay for it
-    page.evaluate("async () => { const w = window.jupyterapp.shell.currentWidget; if (w && w.sessionContext) await Promise.race([w.sessionContext.shutdown(), new Promise(r => setTimeout(r, 20000))]); }")
-    context.close()
+    ready = ("() => document.querySelectorAll('.hv-root').length === 2 &&"
+             " document.querySelectorAll('.hv-root [data-hv=step]')[0].dataset.step === '5'")
+    yield from lab_notebook(browser, jupyter_lab, "hv_replay_widget.ipynb", cells, ready=ready, viewport=(1500, 1500))
 
 
-def _run_cell(page, index: int) -> str:
-    """Run one cell again and return its output text."""
-    page.evaluate(f"""async () => {{
-        const panel = window.jupyterapp.shell.currentWidget;
-        panel.content.activeCellIndex = {index};
-        await window.jupyterapp.commands.execute('notebook:run-cell');
-    }}""")
-    page.wait_for_function(f"""() => {{
-        const cell = window.jupyterapp.shell.currentWidget.content.widgets[{index}];
-        return cell.model.executionCount !== null && cell.node.querySelector('.jp-OutputArea-output') &&
-               !cell.node.querySelector('.jp-InputArea-prompt').textContent.includes('*');
-    }}""", timeout=60_000)
-    return page.evaluate(f"() => window.jupyterapp.shell.currentWidget.content.widgets[{index}].node.querySelector('.jp-OutputArea').innerText")
-
-
-def _py_state(page) -> list[str]:
-    text = _run_cell(page, 1)
+def _py_state(page, until: str = "return true") -> list[str]:
+    text = wait_for_kernel(page, until, cell=1)
     return re.search(r"PY (.+)", text).group(1).split()
 
 
@@ -87,8 +58,8 @@ def test_browser_steps_and_clicks_reach_the_kernel(lab_page) -> None:
     widget.locator("[data-hv=next]").click()
     widget.locator("[data-hv=next]").click()
     widget.locator("[data-hv=token][data-i='3']").click()
-    lab_page.wait_for_timeout(300)
-    step, selected, chunking, n_steps = _py_state(lab_page)
+    # the clicks reach the kernel after a round trip: wait for the state, not for a time
+    step, selected, chunking, n_steps = _py_state(lab_page, until="return /PY 7 3 /.test(out)")
     assert (step, selected, chunking) == ("7", "3", "every:2")
     assert int(n_steps) == -(-len(tokens_of(XSS_TEXT)) // 2) + 2
 
@@ -130,7 +101,7 @@ def test_screenshot_for_the_readme(lab_page, corpus_dir) -> None:
     card = shot.locator(f"[data-hv=conversation] .hv-card[data-message='{call.index}']")
     assert card.is_visible() and "report_back_to_reception" in card.inner_text()
     shot.locator("[data-hv=token].hv-cur").first.hover()
-    lab_page.wait_for_timeout(300)
+    lab_page.locator("[data-hv=tooltip]:visible").wait_for()  # the tip lives on <body>
     SCREENSHOT.parent.mkdir(exist_ok=True)
     shot.screenshot(path=str(SCREENSHOT))
     assert SCREENSHOT.stat().st_size > 20_000
