@@ -224,6 +224,7 @@ def test_readable_output_names_each_stream_and_api(capsys: pytest.CaptureFixture
     (["server-check", "--base-url", "http://127.0.0.1:9/v1", str(SEED)], "cannot reach"),
     (["capture", "--base-url", "http://127.0.0.1:9/v1", "--prompt", "hi", "-o", "x.json"], "cannot reach"),
     (["vllm-replay-server", "--python", sys.executable, "--port", "8123"], "cannot import vllm"),
+    (["vllm-replay-server", "--port", "0"], "not a port number"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
@@ -256,3 +257,11 @@ def test_a_shipped_capture_is_a_run_for_html_replay_and_stats(tmp_path: Path, ca
     assert main(["html", str(path), "-o", str(out)]) == 0
     assert '"server":{"checks"' in out.read_text()
     assert main(["stats", str(path)]) == 0
+
+
+def test_a_model_dir_that_holds_something_else_is_refused(tmp_path: Path) -> None:
+    from harmony_viz.servers._launch import LaunchError, ensure_model
+
+    (tmp_path / "notes.txt").write_text("not a model")
+    with pytest.raises(LaunchError, match="holds no servable model"):
+        ensure_model(tmp_path)

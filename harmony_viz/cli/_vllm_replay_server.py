@@ -34,6 +34,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harmony_viz.record import MissingExtraError
     from harmony_viz.servers._launch import LaunchError, ServerSpec, ensure_model, find_python, serve
 
     if not 0 < args.port < 65536:
@@ -42,5 +43,5 @@ def run(args: argparse.Namespace) -> int:
         python = find_python(args.python)
         model = ensure_model(args.model_dir)
         return serve(ServerSpec(python, model, args.host, args.port, not args.no_tool_parser), timeout=args.timeout)
-    except (LaunchError, FileExistsError, ValueError) as exc:
+    except (LaunchError, MissingExtraError, FileExistsError, ValueError) as exc:
         raise CLIError(str(exc)) from None

@@ -57,6 +57,8 @@ def ensure_model(folder: Path | None) -> Path:
     folder = folder or default_model_dir()
     if (folder / "config.json").is_file() and (folder / "tokenizer.json").is_file():
         return folder
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise LaunchError(f"{folder} exists but holds no servable model (config.json and tokenizer.json); pick a new --model-dir")
     tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
     make_tiny_model(tmp)
     try:
