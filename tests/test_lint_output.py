@@ -269,3 +269,17 @@ def test_lint_never_raises_and_spans_stay_inside(prompt, parts, role):
         assert 0 <= d.start <= d.end <= len(text), d
     for d in lint(prompt + text):
         assert 0 <= d.start <= d.end <= len(prompt + text), d
+
+
+def test_reasoning_on_commentary_needs_two_signals_when_a_call_follows():
+    """A call after the preamble: one chain-of-thought signal is not enough, two are (issue 16's missed branch)."""
+    call = '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Oslo"}<|call|>'
+    one = "<|channel|>commentary<|message|>The user wants the weather; checking now.<|end|>" + call
+    two = "<|channel|>commentary<|message|>The user wants the weather. We need to call the tool.<|end|>" + call
+    assert "reasoning-on-commentary" not in {d.code for d in lint(one, role="assistant")}
+    (d,) = [d for d in lint(two, role="assistant") if d.code == "reasoning-on-commentary"]
+    assert "reads like chain-of-thought" in d.message
+    # With no call after it and the final answer next, one signal is enough.
+    final = "<|start|>assistant<|channel|>final<|message|>Sunny.<|return|>"
+    (d,) = [d for d in lint(one.split("<|start|>")[0] + final, role="assistant") if d.code == "reasoning-on-commentary"]
+    assert "the final answer follows" in d.message
