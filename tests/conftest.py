@@ -62,8 +62,12 @@ def replay_server(tmp_path_factory: pytest.TempPathFactory):
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # The SIGTERM test stops the shared replay server: run it after every other test.
-    items.sort(key=lambda item: item.get_closest_marker("stops_server") is not None)
+    # The SIGTERM test stops the shared replay server: run it right after the last other server
+    # test, so vLLM (which polls a core while idle) does not idle through the rest of the session.
+    stoppers = [i for i in items if i.get_closest_marker("stops_server")]
+    rest = [i for i in items if not i.get_closest_marker("stops_server")]
+    last = max((k for k, i in enumerate(rest) if i.get_closest_marker("server")), default=len(rest) - 1)
+    items[:] = rest[: last + 1] + stoppers + rest[last + 1 :]
 
 
 class CLIResult(tuple):
