@@ -21,7 +21,6 @@ from harmony_viz.scale._rows import row_schema
 
 if TYPE_CHECKING:
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
 __all__ = ["iter_tables", "write_parquet"]
 
@@ -52,7 +51,6 @@ def write_parquet(
     the work over that many processes (by files, line ranges and row groups); the file is
     the same as with one job.
     """
-    import pyarrow.parquet as pq
     from tqdm.auto import tqdm
 
     if jobs < 1:
@@ -62,15 +60,14 @@ def write_parquet(
     units = plan_units(paths, pieces=jobs * _UNITS_PER_JOB if jobs > 1 else 1, column=column)
     out = Path(out)
     rows = 0
-    bar = tqdm(total=len(units), desc="runs", unit="piece", file=sys.stderr, disable=True if progress is False else None)
+    bar = tqdm(desc="runs", unit="run", file=sys.stderr, disable=True if progress is False else None)
     with _GroupedWriter(out) as writer:
         if jobs == 1:
             for unit in units:
                 for table in unit_tables(unit, column=column, batch_size=batch_size):
                     writer.write_table(table)
                     rows += table.num_rows
-                bar.update(1)
-                bar.set_postfix_str(f"{rows} runs")
+                    bar.update(table.num_rows)
         else:
             rows = _parallel(units, writer, column=column, jobs=jobs, batch_size=batch_size, bar=bar, near=out.parent)
     bar.close()
@@ -105,9 +102,8 @@ def _parallel(units: list[Unit], writer: _GroupedWriter, *, column: str | None, 
                 for batch in pq.ParquetFile(part).iter_batches(batch_size=max(batch_size, 4096)):
                     writer.write_table(pa.Table.from_batches([batch]))
                     rows += batch.num_rows
+                    bar.update(batch.num_rows)  # type: ignore[attr-defined]
                 part.unlink()
-                bar.update(1)  # type: ignore[attr-defined]
-                bar.set_postfix_str(f"{rows} runs")  # type: ignore[attr-defined]
     finally:
         shutil.rmtree(parts, ignore_errors=True)
     return rows
