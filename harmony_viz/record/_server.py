@@ -17,7 +17,7 @@ import os
 import random
 import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,7 +102,7 @@ def record_server(server: str, prompt: str, options: ServerOptions, *, run_id: s
 
 def record_server_batch(
     server: str,
-    prompts: Iterable[PromptSpec],
+    prompts: Iterable[PromptSpec | str],
     options: ServerOptions,
     *,
     n: int = 1,
@@ -114,7 +114,8 @@ def record_server_batch(
 ) -> ServerBatch:
     """Record ``n`` runs of every prompt, ``concurrency`` requests at a time, appending each run to ``out`` as it ends.
 
-    With ``resume``, runs whose id (``{prompt id}#{sample}``) is already in ``out`` are skipped.
+    ``prompts`` are ``PromptSpec`` s or plain strings (named ``p00000``, ``p00001``…). With
+    ``resume``, runs whose id (``{prompt id}#{sample}``) is already in ``out`` are skipped.
     Seeds: ``options.seed + sample`` when a seed is given, so samples differ and repeat.
     """
     if n < 1 or concurrency < 1:
@@ -122,7 +123,8 @@ def record_server_batch(
     done = done_run_ids(out) if resume and out is not None else set()
     if out is not None and resume:
         _end_line(Path(out))
-    todo = [(spec, k) for spec in prompts for k in range(n)]
+    specs = [p if isinstance(p, PromptSpec) else PromptSpec(f"p{i:05d}", p) for i, p in enumerate(prompts)]
+    todo = [(spec, k) for spec in specs for k in range(n)]
     skipped = sum(run_id_of(spec, k) in done for spec, k in todo)
     todo = [(spec, k) for spec, k in todo if run_id_of(spec, k) not in done]
     return asyncio.run(_batch(server, todo, options, concurrency, out, progress, keep_runs, skipped))
@@ -380,8 +382,3 @@ _NOTE = {
 
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
-
-
-def specs_from_prompts(prompts: Sequence[str]) -> list[PromptSpec]:
-    """Plain prompt strings as specs ``p00000``, ``p00001``…"""
-    return [PromptSpec(f"p{i:05d}", p) for i, p in enumerate(prompts)]
