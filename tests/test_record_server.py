@@ -107,11 +107,34 @@ class _Failing(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802
         self.seen.append(self.path)
         status = self.plan[min(len(self.seen) - 1, len(self.plan) - 1)]
+        if status == 200:  # a plain OpenAI-style stream: text, but no token ids (not vLLM)
+            return self._stream()
         body = json.dumps({"error": {"message": f"status {status} from the test server", "type": "test"}}).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Retry-After", "0")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _stream(self) -> None:
+        chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "tiny"}
+        events = [
+            {**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hel"}, "finish_reason": None}]},
+            {**chunk, "choices": [{"index": 0, "delta": {"content": "lo"}, "finish_reason": "stop"}]},
+        ]
+        body = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(body.encode())))
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+    def do_GET(self) -> None:  # noqa: N802  (GET /v1/models)
+        body = json.dumps({"object": "list", "data": [{"id": "tiny", "object": "model", "created": 1, "owned_by": "test"}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
 
@@ -150,6 +173,21 @@ def test_retries_with_backoff_then_names_the_failure(failing_server, tmp_path, p
     assert (failure.run_id, failure.attempts) == ("x#0", attempts)
     assert failure.error == error
     assert _Failing.seen == ["/v1/chat/completions"] * attempts
+
+
+def test_a_server_without_token_ids_is_said_clearly(failing_server, tmp_path, capsys):
+    _, url = failing_server
+    _Failing.plan = [200]
+    out = tmp_path / "runs.jsonl"
+    assert main(["record", "--server", url, "--model", "tiny", "--prompt", "hi", "--out", str(out), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: the server returned no token ids for 1 run(s) (vLLM's return_token_ids)" in err
+    (run,) = load_runs(out)
+    extra = run.metadata.extra
+    assert run.completion_token_ids == () and extra["token_ids_source"] is None and "no token ids" in extra["problem"]
+    assert extra["server"]["token_ids_note"].startswith("the server returned no token ids")
+    assert "".join(c["choices"][0]["delta"].get("content", "") for c in extra["server"]["chunks"]) == "Hello"
+    assert extra["stop_reason"] == "return"
 
 
 @pytest.mark.parametrize(

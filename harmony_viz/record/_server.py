@@ -182,6 +182,7 @@ async def _batch(server: str, todo: list[tuple[PromptSpec, int]], options: Serve
 
 async def _record_one(client: Any, server: str, spec: PromptSpec, sample: int, run_id: str, options: ServerOptions) -> Run:
     from harmony_viz.record._record import resolve_tools
+    from harmony_viz.servers._answer import from_chat_chunks
 
     effort = spec.reasoning_effort or options.reasoning_effort
     registry = resolve_tools(spec.tools if spec.tools is not None else options.tools)
@@ -204,8 +205,6 @@ async def _record_one(client: Any, server: str, spec: PromptSpec, sample: int, r
         turn, used = await _send(client, chat, options, budget, script, t0)
         attempts += used
         turns.append(turn)
-        from harmony_viz.servers._answer import from_chat_chunks
-
         answer = from_chat_chunks(turn.capture["chunks"])
         budget -= _used_tokens(turn)
         if not answer.calls:
