@@ -45,7 +45,8 @@ def run_at_scale(args: argparse.Namespace, *, progress: bool | None) -> int:
 
         table = pq.read_table(out)
         if args.csv:
-            frame = table.to_pandas()
+            # As the in-memory CSV writes it: the run id as "run", codes joined by commas.
+            frame = table.to_pandas().rename(columns={"id": "run"})
             frame["diagnostic_codes"] = frame["diagnostic_codes"].map(",".join)
             if args.csv == "-":
                 write_text(frame.to_csv(index=False))
