@@ -181,3 +181,12 @@ def test_a_missing_column_names_the_columns(tmp_path, capsys):
     pq.write_table(pa.table({"a": [1], "b": ["x"]}), src)
     assert main(["stats", str(src), "--column", "text", "--parquet", str(tmp_path / "o.parquet")]) == 2
     assert capsys.readouterr().err == f"harmony-viz stats: {src}: no column 'text'; its columns: a, b\n"
+
+
+def test_jobs_without_parquet_print_the_usual_outputs(capsys):
+    paths = [str(p) for p in sample_paths()[:2]]
+    assert main(["stats", *paths, "--jobs", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == memory_rows(paths)
+    assert main(["stats", *paths, "--jobs", "2", "--csv", "-"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("run,source,model,reasoning_effort,") and len(lines) == 1 + len(memory_rows(paths))
