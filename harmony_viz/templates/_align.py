@@ -44,14 +44,14 @@ def _squeezed(m: RenderedMessage) -> str:
 
 def score(o: RenderedMessage, t: RenderedMessage) -> int:
     """How plausibly ``o`` and ``t`` are one message rendered two ways; 0 means not at all."""
-    same_text = _squeezed(o) == _squeezed(t)
-    related = same_text or double_encoded(o.body, t.body)
     if (o.author, o.recipient, o.channel) == (t.author, t.recipient, t.channel):
-        return 10 if same_text else (8 if related else 4)
+        if _squeezed(o) == _squeezed(t):
+            return 10
+        return 8 if double_encoded(o.body, t.body) else 4
     if o.author == t.author == "assistant" and o.recipient is None and t.recipient is None:
-        return 6 if same_text and o.body.strip() else 0  # a preamble moved to analysis
+        return 6 if o.body.strip() and _squeezed(o) == _squeezed(t) else 0  # a preamble moved to analysis
     if o.is_tool_result and t.is_tool_result:
-        return 5 if related else 2  # a result named after another call
+        return 5 if _squeezed(o) == _squeezed(t) or double_encoded(o.body, t.body) else 2  # a result named after another call
     if o.author == t.author and o.recipient == t.recipient and o.recipient is not None:
         return 3
     return 0
@@ -59,6 +59,18 @@ def score(o: RenderedMessage, t: RenderedMessage) -> int:
 
 def align(ours: Sequence[RenderedMessage], theirs: Sequence[RenderedMessage]) -> list[Pair]:
     """The messages of both sides in order, paired; None where a side has no counterpart."""
+    # Messages rendered byte for byte alike at both ends pair at once; the search is for the middle.
+    head = 0
+    while head < min(len(ours), len(theirs)) and ours[head].raw == theirs[head].raw:
+        head += 1
+    tail = 0
+    while tail < min(len(ours), len(theirs)) - head and ours[-1 - tail].raw == theirs[-1 - tail].raw:
+        tail += 1
+    middle = _search(ours[head:len(ours) - tail], theirs[head:len(theirs) - tail])
+    return [*zip(ours[:head], theirs[:head]), *middle, *zip(ours[len(ours) - tail:], theirs[len(theirs) - tail:])]
+
+
+def _search(ours: Sequence[RenderedMessage], theirs: Sequence[RenderedMessage]) -> list[Pair]:
     n, m = len(ours), len(theirs)
     scores = [[score(o, t) for t in theirs] for o in ours]
     best = [[0] * (m + 1) for _ in range(n + 1)]
