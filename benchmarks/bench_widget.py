@@ -62,7 +62,7 @@ def main() -> int:
     ap.add_argument("--steps", type=int, default=600, help="step updates to time")
     args = ap.parse_args()
 
-    from harmony_viz.html import page_html
+    from harmony_viz._replay import page_html
     from harmony_viz.scanner import Scanner
     from harmony_viz.trace import Trace
 

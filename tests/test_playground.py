@@ -260,7 +260,7 @@ def test_render_diff_on_demand(widget: PlaygroundWidget) -> None:
 
 
 def test_replay_this(widget: PlaygroundWidget) -> None:
-    from harmony_viz.widget import ReplayWidget
+    from harmony_viz import ReplayWidget
 
     browser_send(widget, {"type": "replay"})
     r = widget.replay_widget

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 
 from harmony_viz.cli import main
-from harmony_viz.playground import PRESETS, PlaygroundWidget
+from harmony_viz.playground import PlaygroundWidget
 from harmony_viz.render import RenderError, conversation_from_chat, render_conversation_for_training
 from harmony_viz.templates import ENV_VAR
 from harmony_viz.templates._from_conversation import request_from_conversation

@@ -13,7 +13,7 @@ import traitlets
 
 from harmony_viz.cli import main
 from harmony_viz.trace import Trace
-from harmony_viz.widget import ReplayWidget, replay
+from harmony_viz import ReplayWidget, replay
 from _replay_streams import XSS_TEXT, finding5
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -217,3 +217,31 @@ def test_cli_html_reads_a_conversation(tmp_path: Path, capsys) -> None:
     assert main(["html", str(src), "-o", str(tmp_path / "c.html")]) == 0
     n = len(render.render_conversation(render.Conversation.from_json(conv)))
     assert f"({n} tokens, {n + 2} steps" in capsys.readouterr().err
+
+
+def test_page_path_imports_no_widget_machinery(tmp_path) -> None:
+    """Writing a standalone page needs the trace and the bundle, not anywidget (issue 16)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from harmony_viz import save_html; "
+        f"save_html('<|start|>user<|message|>Hi<|end|>', {str(tmp_path / 'p.html')!r}); "
+        "print('anywidget' in sys.modules, 'traitlets' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]
+    assert (tmp_path / "p.html").stat().st_size > 10_000
+
+
+def test_old_import_paths_still_work_with_a_deprecation_warning() -> None:
+    import importlib
+    import sys
+
+    import pytest
+
+    for name in ("harmony_viz.widget", "harmony_viz.html"):
+        sys.modules.pop(name, None)
+        with pytest.warns(DeprecationWarning, match="moved: use harmony_viz.replay"):
+            module = importlib.import_module(name)
+        assert module.__all__ and all(hasattr(module, n) for n in module.__all__)

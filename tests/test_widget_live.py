@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harmony_viz.tokens import encoding
 from harmony_viz.trace import Trace
-from harmony_viz.widget import replay
+from harmony_viz import replay
 
 STREAM = (
     "<|start|>user<|message|>Weather in Paris?<|end|>"

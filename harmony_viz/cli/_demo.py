@@ -57,9 +57,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CLIError(f"{report.parent}: cannot create the folder ({exc.strerror})") from None
     save_report(sample_paths(), report, title="harmony-viz demo: bundled real gpt-oss runs", progress=False if args.no_progress else None)
-    written = [report]
-    if write_replay(replay):
-        written.insert(0, replay)
+    write_replay(replay)
+    written = [replay, report]
     for path in written:
         print(path)
     print(f"open {written[0]} in a browser; the pages work offline", file=sys.stderr)
@@ -75,16 +74,12 @@ def replay_tokens() -> list[int]:
     return [*last.prompt_token_ids, *last.completion_token_ids]
 
 
-def write_replay(path: Path) -> bool:
-    """Write the replay page with the widget's HTML export; False (and a note) when this build has none."""
-    try:
-        from harmony_viz.html import save_html
-    except ImportError:
-        print("harmony-viz demo: this build has no replay page (harmony_viz.html is missing); wrote the stats report only", file=sys.stderr)
-        return False
+def write_replay(path: Path) -> None:
+    """Write the replay page with the widget's HTML export."""
+    from harmony_viz._replay import save_html
+
     try:
         # Opened at the last step, so the page shows the whole conversation; scrub back to replay it.
         save_html(replay_tokens(), path, step=-1)
     except FileNotFoundError as exc:  # the frontend bundle was not built on install
         raise CLIError(f"wrote the stats report, but not the replay page: {exc}") from None
-    return True

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         from harmony_viz.cli._template_page import run_template_page
 
         return run_template_page(args)
-    from harmony_viz.html import page_html
+    from harmony_viz._replay import page_html
     from harmony_viz.trace import SourceError, Trace, parse_chunking, tokens_of
 
     try:

@@ -48,12 +48,13 @@ def template_page_html(diff: dict[str, Any], *, title: str | None = None) -> str
     import html
 
     from harmony_viz import __version__
-    from harmony_viz.html import _asset, _script_json
+    from harmony_viz._static import asset_text
+    from harmony_viz._replay._page import script_json
 
     n = len(diff.get("differences", []))
     name = title or f"Chat template vs Harmony · {n} difference{'s' if n != 1 else ''}"
-    css = (_asset("widget.css") + "\n" + _asset("playground.css")).replace("</", "<\\/")
-    js = _asset("template_page.js").replace("</script", "<\\/script")
+    css = (asset_text("widget.css") + "\n" + asset_text("playground.css")).replace("</", "<\\/")
+    js = asset_text("template_page.js").replace("</script", "<\\/script")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<meta name=\"generator\" content=\"harmony-viz {__version__}\">\n"
@@ -63,6 +64,6 @@ def template_page_html(diff: dict[str, Any], *, title: str | None = None) -> str
         f"<style>{css}</style>\n</head>\n<body>\n"
         f"<h3 style=\"font-family:system-ui,sans-serif;margin:0 0 8px\">{html.escape(name)}</h3>\n"
         "<div id=\"hv-app\"></div>\n"
-        f"<script type=\"application/json\" id=\"hv-data\">{_script_json({'diff': diff})}</script>\n"
+        f"<script type=\"application/json\" id=\"hv-data\">{script_json({'diff': diff})}</script>\n"
         f"<script>{js}</script>\n</body>\n</html>\n"
     )

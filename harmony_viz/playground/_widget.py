@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import anywidget
 import traitlets
 from ipywidgets import widget_serialization
 
+from harmony_viz._static import asset
 from harmony_viz.playground._convert import (
     check_tokens,
     coerce_conversation,
@@ -25,15 +25,6 @@ from harmony_viz.playground._presets import PRESETS, preset as find_preset
 from harmony_viz.playground._stream import CONTROL_TOKENS, pieces, read_stream, stream_json
 from harmony_viz.render import Conversation, RenderError
 
-STATIC = Path(__file__).resolve().parents[1] / "static"
-
-
-def _bundle(name: str) -> Path:
-    path = STATIC / name
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: the playground's JavaScript is built on install; "
-                                "run `npm install && npm run build` in js/ (or `pip install -e .` again)")
-    return path
 
 
 class PlaygroundWidget(anywidget.AnyWidget):
@@ -44,8 +35,8 @@ class PlaygroundWidget(anywidget.AnyWidget):
     scanning it; only an edit to a message renders the stream anew.
     """
 
-    _esm = _bundle("playground.js")
-    _css = _bundle("playground.css")
+    _esm = asset("playground.js")
+    _css = asset("playground.css")
 
     tokens = traitlets.List(traitlets.Int(), help="the stream as token ids").tag(sync=True)
     text = traitlets.Unicode("", help="the stream as Harmony text, control tokens spelled out").tag(sync=True)
@@ -59,7 +50,7 @@ class PlaygroundWidget(anywidget.AnyWidget):
                                  help="what the diff compares the reference with: the model's layout or a chat template's render").tag(sync=True)
     chat_template_origin = traitlets.Unicode("", help="where the chat template for the 'template' layout was read from").tag(sync=True)
     error = traitlets.Unicode("", help="the last problem with an edit; the previous stream stays").tag(sync=True)
-    replay_widget = traitlets.Instance("harmony_viz.widget.ReplayWidget", allow_none=True,
+    replay_widget = traitlets.Instance("harmony_viz._replay._widget.ReplayWidget", allow_none=True,
                                        help="the replay opened by 'replay this'").tag(sync=True, **widget_serialization)
     _stream = traitlets.Dict().tag(sync=True)
     _diff = traitlets.Dict().tag(sync=True)
@@ -119,7 +110,7 @@ class PlaygroundWidget(anywidget.AnyWidget):
 
     def open_replay(self) -> Any:
         """Open the current stream in the replay widget (also shown inside the playground); returns it."""
-        from harmony_viz.widget import replay
+        from harmony_viz._replay import replay
 
         if not self.tokens:
             raise ValueError("the stream is empty: add a message or type some Harmony text before replaying it")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harmony_viz.html import page_html
+from harmony_viz._replay import page_html
 from harmony_viz.trace import Trace, tokens_of
 from _replay_streams import XSS_TEXT, finding5
 

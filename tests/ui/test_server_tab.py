@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harmony_viz.html import save_html
+from harmony_viz import save_html
 from harmony_viz.servers import lens
 from harmony_viz.servers._check import check_answer, expected_for, read_stream
 

@@ -1,13 +1,14 @@
-"""The API view for the replay: what a server would return as of a step, when projections exist."""
+"""The API view for the replay: what a server would return as of a step."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from harmony_viz.projections import Projector
+from harmony_viz.scanner import MessageEnd, MessageStart
+
 if TYPE_CHECKING:
     from harmony_viz.trace import Trace
-
-_UNAVAILABLE = "API view needs harmony_viz.projections, which is not available in this install"
 
 # (label, legacy_vllm): the correct server and vLLM before its preamble fix, side by side
 _FLAVOURS = ((False, ""), (True, " (legacy vLLM)"))
@@ -21,23 +22,15 @@ class ApiViews:
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
-        self._projectors: list[Any] | None = None
+        self._projectors: list[Projector] | None = None
         self._at = -1
-        try:
-            from harmony_viz.projections import Projector
-        except ImportError:
-            self._cls = None
-        else:
-            self._cls = Projector
 
     def _reset(self) -> None:
-        self._projectors = [self._cls(legacy_vllm=legacy) for legacy, _ in _FLAVOURS]  # type: ignore[misc]
+        self._projectors = [Projector(legacy_vllm=legacy) for legacy, _ in _FLAVOURS]
         self._at = -1
 
     def at(self, step: int) -> dict[str, Any]:
-        """``{"step": k, "views": {name: object}}``, or ``{"unavailable": why}``, or with ``"error"``."""
-        if self._cls is None:
-            return {"unavailable": _UNAVAILABLE}
+        """``{"step": k, "views": {name: object}}``, with ``"error"`` when a projection failed."""
         try:
             if self._projectors is None or step < self._at:
                 self._reset()
@@ -60,10 +53,6 @@ class ApiViews:
 
     def boundaries(self, limit: int = 200) -> list[tuple[int, dict[str, Any]]]:
         """Views at the steps where a message started or ended (and the last step), at most ``limit``."""
-        if self._cls is None:
-            return [(0, {"unavailable": _UNAVAILABLE})]
-        from harmony_viz.scanner._events import MessageEnd, MessageStart
-
         steps = [s.index for s in self.trace.steps if any(isinstance(e, (MessageStart, MessageEnd)) for e in s.events)]
         steps = sorted({0, *steps, self.trace.n_steps - 1})
         if len(steps) > limit:

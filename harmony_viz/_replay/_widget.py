@@ -18,29 +18,17 @@ from typing import Any
 import anywidget
 import traitlets
 
+from harmony_viz._static import asset
+from harmony_viz._replay._api_view import ApiViews
+from harmony_viz._replay._steps import PRESETS, step_error, step_for_tokens, tokens_fed
 from harmony_viz.trace import CHUNKINGS, Trace, parse_chunking, tokens_of
-
-STATIC = Path(__file__).parent / "static"
-
-# Offered in the chunking menu; any other spelling can be typed in.
-PRESETS: tuple[str, ...] = ("token", "every:4", "every:16", "random:0", "chars:8", "bytes:3", "server")
-
-
-def _bundle(name: str) -> Path:
-    path = STATIC / name
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{path} is missing: the widget's JavaScript is built on install; "
-            "run `npm install && npm run build` in js/ (or `pip install -e .` again)"
-        )
-    return path
 
 
 class ReplayWidget(anywidget.AnyWidget):
     """Replays a trace in the browser; ``step``, ``selected`` and ``chunking`` are synced both ways."""
 
-    _esm = _bundle("widget.js")
-    _css = _bundle("widget.css")
+    _esm = asset("widget.js")
+    _css = asset("widget.css")
 
     step = traitlets.Int(0, help="the step shown: 0 is before anything is fed, the last is the end of the stream").tag(sync=True)
     selected = traitlets.Int(-1, help="index of the token clicked in the browser, -1 for none").tag(sync=True)
@@ -64,7 +52,7 @@ class ReplayWidget(anywidget.AnyWidget):
         trace = Trace.build(tokens, chunking, role=role)
         meta, columns = self._payload(trace)
         self._trace = trace
-        self._api = _api_views(trace)
+        self._api = ApiViews(trace)
         super().__init__(chunking=str(trace.chunking), chunkings=list(PRESETS), _meta=meta, _columns=columns, **kwargs)
         self.step = step if step >= 0 else trace.n_steps + step
         self.api_view = self._api.at(self.step)
@@ -87,9 +75,9 @@ class ReplayWidget(anywidget.AnyWidget):
     @traitlets.validate("step")
     def _check_step(self, proposal: dict[str, Any]) -> int:
         value = proposal["value"]
-        n = self._trace.n_steps if hasattr(self, "_trace") else 1
-        if not 0 <= value < n:
-            raise traitlets.TraitError(f"step {value} is out of range: this replay has steps 0 to {n - 1}")
+        why = step_error(value, self._trace.n_steps if hasattr(self, "_trace") else 1)
+        if why:
+            raise traitlets.TraitError(why)
         return value
 
     @traitlets.validate("chunking")
@@ -105,14 +93,14 @@ class ReplayWidget(anywidget.AnyWidget):
             return
         trace = Trace.build(self._tokens, change["new"], role=self._role)
         # Keep the same place in the stream: the first new step that has fed at least as much.
-        fed = _tokens_fed(self._trace, self.step)
+        fed = tokens_fed(self._trace, self.step)
         self._trace = trace
-        self._api = _api_views(trace)
+        self._api = ApiViews(trace)
         meta, columns = self._payload(trace)
         with self.hold_sync():
             self._meta = meta
             self._columns = columns
-            self.step = _step_for_tokens(trace, fed)
+            self.step = step_for_tokens(trace, fed)
             self.error = ""
         self.api_view = self._api.at(self.step)
 
@@ -130,8 +118,9 @@ class ReplayWidget(anywidget.AnyWidget):
                 sync_data = {k: v for k, v in sync_data.items() if k != "chunking"}
                 self.error = str(exc)
                 self.send_state("chunking")  # put the browser's menu back
-        if "step" in sync_data and not (isinstance(sync_data["step"], int) and 0 <= sync_data["step"] < self._trace.n_steps):
-            self.error = f"step {sync_data['step']!r} is out of range: this replay has steps 0 to {self._trace.n_steps - 1}"
+        why = step_error(sync_data["step"], self._trace.n_steps) if "step" in sync_data else None
+        if why:
+            self.error = why
             sync_data = {k: v for k, v in sync_data.items() if k != "step"}
             self.send_state("step")
         super().set_state(sync_data)
@@ -168,7 +157,7 @@ class ReplayWidget(anywidget.AnyWidget):
         meta, columns = self._payload(trace)
         step = trace.n_steps - 1 if follow else min(self.step, trace.n_steps - 1)
         self._trace = trace
-        self._api = _api_views(trace)
+        self._api = ApiViews(trace)
         with self.hold_sync():
             self._meta = meta
             self._columns = columns
@@ -180,33 +169,11 @@ class ReplayWidget(anywidget.AnyWidget):
 
     def save_html(self, path: str | Path, *, title: str | None = None) -> Path:
         """Write this replay as one self-contained HTML page (no kernel, no network), at the current step."""
-        from harmony_viz.html import page_html
+        from harmony_viz._replay._page import page_html
 
         out = Path(path)
         out.write_text(page_html(self._trace, step=self.step, title=title, server=self._server), encoding="utf-8")
         return out
-
-
-def _api_views(trace: Trace) -> Any:
-    from harmony_viz._api_view import ApiViews
-
-    return ApiViews(trace)
-
-
-def _tokens_fed(trace: Trace, step: int) -> int:
-    end = trace.steps[step].end
-    if trace.unit == "char":
-        import numpy as np
-
-        return int(np.searchsorted(trace.token_char_starts, end, side="right") - 1)
-    return end
-
-
-def _step_for_tokens(trace: Trace, fed: int) -> int:
-    for s in trace.steps:
-        if _tokens_fed(trace, s.index) >= fed:
-            return s.index
-    return trace.n_steps - 1
 
 
 def replay(source: Any, chunking: str = "token", *, role: str | None = None, step: int = 0) -> ReplayWidget:

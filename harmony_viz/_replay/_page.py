@@ -13,20 +13,14 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harmony_viz._static import asset_text
+from harmony_viz._replay._steps import PRESETS, step_error
+
 if TYPE_CHECKING:
     from harmony_viz.trace import Trace
 
-STATIC = Path(__file__).parent / "static"
 
-
-def _asset(name: str) -> str:
-    path = STATIC / name
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing; build the frontend with `npm install && npm run build` in js/")
-    return path.read_text(encoding="utf-8")
-
-
-def _script_json(obj: Any) -> str:
+def script_json(obj: Any) -> str:
     # "<" as \u003c: no "</script>" or "<!--" can appear inside the data block
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
@@ -38,14 +32,14 @@ def page_html(trace: Trace, *, step: int = 0, title: str | None = None, server: 
     as the page cannot compute it for arbitrary steps without Python.
     """
     from harmony_viz import __version__
-    from harmony_viz._api_view import ApiViews
-    from harmony_viz.widget import PRESETS
+    from harmony_viz._replay._api_view import ApiViews
 
     meta, columns = trace.to_payload()
     if server is not None:  # the server lens: the API view's server tab
         meta["server"] = server
-    if not 0 <= step < trace.n_steps:
-        raise ValueError(f"step {step} is out of range: this replay has steps 0 to {trace.n_steps - 1}")
+    why = step_error(step, trace.n_steps)
+    if why:
+        raise ValueError(why)
     data = {
         "meta": meta,
         "columns": base64.b64encode(columns).decode("ascii"),
@@ -53,8 +47,8 @@ def page_html(trace: Trace, *, step: int = 0, title: str | None = None, server: 
         "api_views": ApiViews(trace).boundaries(),
     }
     name = title or f"Harmony replay · {trace.tokens.size} tokens · {trace.chunking}"
-    css = _asset("widget.css").replace("</", "<\\/")
-    js = _asset("standalone.js").replace("</script", "<\\/script")
+    css = asset_text("widget.css").replace("</", "<\\/")
+    js = asset_text("standalone.js").replace("</script", "<\\/script")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<meta name=\"generator\" content=\"harmony-viz {__version__}\">\n"
@@ -66,16 +60,15 @@ def page_html(trace: Trace, *, step: int = 0, title: str | None = None, server: 
         f"<style>{css}</style>\n</head>\n<body>\n"
         f"<h3 style=\"font-family:system-ui,sans-serif;margin:0 0 8px\">{html.escape(name)}</h3>\n"
         "<div id=\"hv-app\"></div>\n"
-        f"<script type=\"application/json\" id=\"hv-data\">{_script_json(data)}</script>\n"
+        f"<script type=\"application/json\" id=\"hv-data\">{script_json(data)}</script>\n"
         f"<script>{js}</script>\n</body>\n</html>\n"
     )
 
 
 def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: str | None = None, step: int = 0) -> Path:
-    """Write a standalone replay page for ``source`` (anything :func:`harmony_viz.replay` takes)."""
-    from harmony_viz.trace import Trace, tokens_of
-
+    """Write a standalone replay page for ``source`` (anything :func:`harmony_viz._replay` takes)."""
     from harmony_viz.servers._view import lens_source
+    from harmony_viz.trace import Trace, tokens_of
 
     lens = lens_source(source)
     ids, server = (lens[0], lens[2]) if lens is not None else (tokens_of(source), None)

@@ -1,0 +1,24 @@
+"""The replay (private package; use ``harmony_viz.replay``, ``harmony_viz.save_html``): a token stream fed through the scanner chunk by chunk, drawn in a notebook or a page.
+
+``replay(source)`` gives the Jupyter widget; ``save_html`` / ``page_html`` write the same view
+as one self-contained page. The page path imports no widget machinery (anywidget is loaded
+only when the widget is asked for).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from harmony_viz._replay._page import page_html, save_html
+from harmony_viz._replay._steps import PRESETS
+
+__all__ = ["PRESETS", "ReplayWidget", "page_html", "replay", "save_html"]
+
+_WIDGET = {"ReplayWidget", "replay"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WIDGET:
+        return getattr(importlib.import_module("harmony_viz._replay._widget"), name)
+    raise AttributeError(f"module 'harmony_viz._replay' has no attribute {name!r}")

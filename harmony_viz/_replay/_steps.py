@@ -1,0 +1,36 @@
+"""Steps of a replay: the chunking menu, the one range check, and keeping one's place across chunkings."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from harmony_viz.trace import Trace
+
+# Offered in the chunking menu; any other spelling can be typed in.
+PRESETS: tuple[str, ...] = ("token", "every:4", "every:16", "random:0", "chars:8", "bytes:3", "server")
+
+
+def step_error(step: object, n_steps: int) -> str | None:
+    """Why ``step`` is not a step of a replay with ``n_steps`` steps, or None when it is."""
+    if isinstance(step, int) and not isinstance(step, bool) and 0 <= step < n_steps:
+        return None
+    return f"step {step!r} is out of range: this replay has steps 0 to {n_steps - 1}"
+
+
+def tokens_fed(trace: Trace, step: int) -> int:
+    """How many whole tokens had been fed by the end of ``step``."""
+    end = trace.steps[step].end
+    if trace.unit == "char":
+        import numpy as np
+
+        return int(np.searchsorted(trace.token_char_starts, end, side="right") - 1)
+    return end
+
+
+def step_for_tokens(trace: Trace, fed: int) -> int:
+    """The first step that has fed at least ``fed`` tokens (the same place under another chunking)."""
+    for s in trace.steps:
+        if tokens_fed(trace, s.index) >= fed:
+            return s.index
+    return trace.n_steps - 1
