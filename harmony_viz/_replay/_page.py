@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harmony_viz._static import asset_text
 from harmony_viz._replay._steps import PRESETS, step_error
+from harmony_viz._static import asset_text
 
 if TYPE_CHECKING:
     from harmony_viz.trace import Trace

@@ -18,9 +18,9 @@ from typing import Any
 import anywidget
 import traitlets
 
-from harmony_viz._static import asset
 from harmony_viz._replay._api_view import ApiViews
 from harmony_viz._replay._steps import PRESETS, step_error, step_for_tokens, tokens_fed
+from harmony_viz._static import asset
 from harmony_viz.trace import CHUNKINGS, Trace, parse_chunking, tokens_of
 
 
