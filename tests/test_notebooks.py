@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 NAMES = ("01_harmony_tour.ipynb", "02_diagnose_parser_bugs.ipynb", "03_real_runs.ipynb", "04_record_gpt_oss.ipynb",
-         "05_server_lens.ipynb")
+         "05_server_lens.ipynb", "06_chat_templates.ipynb")
 WIDGET = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 PLOTLY = "application/vnd.plotly.v1+json"
@@ -41,6 +41,8 @@ def notebook_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         # notebook 05 reads the shipped vLLM captures here; tests/test_server_live.py runs it against the shared server
         mp.delenv("HARMONY_VIZ_VLLM_URL", raising=False)
         mp.setenv("HARMONY_VIZ_START_SERVER", "0")
+        # notebook 06 uses the shipped template outputs here; the live template run is its own test
+        mp.delenv("HARMONY_VIZ_CHAT_TEMPLATE", raising=False)
         yield tmp
 
 
@@ -219,3 +221,41 @@ def test_notebooks_read_only_package_data() -> None:
     for name in NAMES:
         source = "\n".join(c.source for c in nbformat.read(NOTEBOOKS / name, as_version=4).cells if c.cell_type == "code")
         assert "shared" not in source and "corpus" not in source, f"{name} reads files outside the package"
+
+
+def _chat_template_checks(nb: Any) -> str:
+    """What notebook 06 must show, whichever way it rendered: the example's codes and the dataset chart."""
+    from harmony_viz.templates import CODES, DatasetSummary, shipped_outputs
+
+    _no_errors(nb)
+    text = _text(nb)
+    outputs = shipped_outputs()
+    example = outputs[0].compare()
+    for d in example.differences:
+        assert d.code in text
+    summary = DatasetSummary()
+    for s in outputs[1:]:
+        summary.add(s.compare())
+    assert f"{summary.rows} conversations: {summary.identical} identical" in text
+    (fig,) = _figures(nb)
+    order = [c for c in CODES if c in summary.rows_with]
+    assert fig["data"][0]["y"] == order and list(fig["data"][0]["x"]) == [summary.rows_with[c] for c in order]
+    return text
+
+
+@pytest.mark.slow
+def test_chat_template_notebook_runs_on_the_shipped_outputs(run_notebook) -> None:
+    text = _chat_template_checks(run_notebook("06_chat_templates.ipynb"))
+    assert "HARMONY_VIZ_CHAT_TEMPLATE is not set: using 41 outputs of the gpt-oss template shipped with the package" in text
+
+
+@pytest.mark.slow
+def test_chat_template_notebook_renders_live_through_the_real_template(notebook_tmp: Path, shared_dir: Path, monkeypatch) -> None:
+    from nbclient import NotebookClient
+
+    template = shared_dir / "templates" / "gpt-oss.jinja"
+    monkeypatch.setenv("HARMONY_VIZ_CHAT_TEMPLATE", str(template))
+    nb = nbformat.read(NOTEBOOKS / "06_chat_templates.ipynb", as_version=4)
+    NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    text = _chat_template_checks(nb)
+    assert f"rendering live through {template}" in text

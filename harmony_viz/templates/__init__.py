@@ -17,6 +17,8 @@ from harmony_viz.templates._dataset import DatasetSummary, check_requests, read_
 from harmony_viz.templates._jinja import render_template
 from harmony_viz.templates._lens import TemplateComparison, compare, compare_renders, render_ours, today
 from harmony_viz.templates._request import LensError
+from harmony_viz.templates._samples import example_request, sample_requests
+from harmony_viz.templates._shipped import ShippedOutput, shipped_outputs
 from harmony_viz.templates._side import RenderedMessage, Side, read_side
 from harmony_viz.templates._source import (
     ENV_VAR,
@@ -35,17 +37,21 @@ __all__ = [
     "Difference",
     "LensError",
     "RenderedMessage",
+    "ShippedOutput",
     "Side",
     "TemplateComparison",
     "TemplateSourceError",
     "check_requests",
     "compare",
     "compare_renders",
+    "example_request",
     "load_template",
     "read_requests",
     "read_side",
     "render_ours",
     "render_template",
+    "sample_requests",
+    "shipped_outputs",
     "template_from_env",
     "template_from_model",
     "today",
