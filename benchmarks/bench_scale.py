@@ -5,7 +5,8 @@ size, written to a temporary folder. Each measurement runs in a fresh Python pro
 reports its own peak RSS and that of its largest worker. The reference is today's
 in-memory path (load every run, scan, build every row: what ``stats --json`` does),
 measured in the same run at every size up to ``--memory-max``; the ratio is taken at the
-largest size it ran.
+largest size it ran. ``cores`` is CPU time over wall time: on a shared machine it shows how
+much of a second core two jobs actually got.
 
     python benchmarks/bench_scale.py                          # 10k, 100k, 1M (1M takes a while)
     python benchmarks/bench_scale.py --sizes 10000,100000 --memory-max 100000
@@ -45,7 +46,7 @@ def make_input(n: int, folder: Path) -> Path:
 
 def one(mode: str, path: str, jobs: int, out: str) -> None:
     """Child process: do one measurement and print it as JSON (seconds, rows, peak RSS of self and workers)."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), os.times()
     if mode == "memory":
         from harmony_viz.runs import load_runs
         from harmony_viz.stats import analyze_runs
@@ -58,9 +59,12 @@ def one(mode: str, path: str, jobs: int, out: str) -> None:
         count = write_parquet([path], out, jobs=jobs, progress=False)
         summarise(out)  # the aggregates come from DuckDB over the file, as stats --parquet prints them
     seconds = time.perf_counter() - t0
+    c1 = os.times()
+    # CPU seconds of this process and its workers: wall / CPU shows how many cores it really got.
+    cpu = (c1.user - c0.user) + (c1.system - c0.system) + (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
     me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "rows": count, "rss_mb": me, "worker_rss_mb": workers}))
+    print(json.dumps({"seconds": seconds, "cpu_s": cpu, "rows": count, "rss_mb": me, "worker_rss_mb": workers}))
 
 
 def measure(mode: str, path: Path, jobs: int, folder: Path) -> dict | None:
@@ -70,6 +74,11 @@ def measure(mode: str, path: Path, jobs: int, folder: Path) -> dict | None:
         print(f"  {mode} jobs={jobs}: failed ({done.returncode}): {done.stderr.strip().splitlines()[-1:] or ''}", file=sys.stderr)
         return None
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def cores(r: dict) -> float:
+    """CPU seconds over wall seconds: about 1 for one job; below 2 for two jobs when other work held a core."""
+    return r.get("cpu_s", 0.0) / r["seconds"]
 
 
 def main() -> int:
@@ -86,7 +95,7 @@ def main() -> int:
         return 0
     sizes = [int(s) for s in args.sizes.split(",")]
     job_counts = [int(j) for j in args.jobs.split(",")]
-    print(f"{'runs':>9} {'engine':<10} {'s':>8} {'runs/s':>8} {'peak MB':>8} {'worker MB':>9}  vs")
+    print(f"{'runs':>9} {'engine':<10} {'s':>8} {'runs/s':>8} {'cores':>5} {'peak MB':>8} {'worker MB':>9}  vs")
     reference: tuple[int, dict] | None = None
     streamed: dict[tuple[int, int], dict] = {}
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
@@ -102,12 +111,12 @@ def main() -> int:
                 streamed[(n, jobs)] = r
                 base = streamed.get((n, job_counts[0]))
                 vs = f"{base['seconds'] / r['seconds']:.2f}x faster than {job_counts[0]} job" if base and jobs != job_counts[0] else ""
-                print(f"{n:>9} {f'parquet j{jobs}':<10} {r['seconds']:>8.1f} {n / r['seconds']:>8.0f} {r['rss_mb']:>8.0f} {r['worker_rss_mb']:>9.0f}  {vs}", flush=True)
+                print(f"{n:>9} {f'parquet j{jobs}':<10} {r['seconds']:>8.1f} {n / r['seconds']:>8.0f} {cores(r):>5.2f} {r['rss_mb']:>8.0f} {r['worker_rss_mb']:>9.0f}  {vs}", flush=True)
             if n <= args.memory_max:
                 r = measure("memory", path, 1, folder)
                 if r is not None:
                     reference = (n, r)
-                    print(f"{n:>9} {'in-memory':<10} {r['seconds']:>8.1f} {n / r['seconds']:>8.0f} {r['rss_mb']:>8.0f} {'-':>9}  (today's path)", flush=True)
+                    print(f"{n:>9} {'in-memory':<10} {r['seconds']:>8.1f} {n / r['seconds']:>8.0f} {cores(r):>5.2f} {r['rss_mb']:>8.0f} {'-':>9}  (today's path)", flush=True)
             path.unlink()
     if reference is not None:
         n, ref = reference
