@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import queue
 import resource
 import sys
 import tempfile
@@ -68,9 +69,15 @@ def write_dataset(path: Path, rows: int, batch: int = 5000) -> None:
 def _phase(name: str, data: str, template_path: str, limit: int, out: mp.Queue) -> None:
     from itertools import islice
 
-    from harmony_viz.templates import DatasetSummary, check_requests, load_template, read_requests, render_template
-
     import transformers.utils.chat_template_utils  # noqa: F401  (the floor holds what every phase loads)
+
+    from harmony_viz.templates import (
+        DatasetSummary,
+        check_requests,
+        load_template,
+        read_requests,
+        render_template,
+    )
     from harmony_viz.tokens import encoding
 
     encoding()  # the o200k vocabulary, ~100 MiB, loaded once whatever the row count
@@ -101,7 +108,7 @@ def run_phase(name: str, data: Path, template: Path, limit: int) -> dict:
     while p.is_alive() or not q.empty():
         try:
             result = q.get(timeout=1)
-        except Exception:  # queue.Empty: still running
+        except queue.Empty:  # still running
             continue
         p.join()
         return result

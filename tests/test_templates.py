@@ -5,11 +5,17 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from harmony_viz.templates import CODES, LensError, compare, load_template, template_from_model
-from harmony_viz.templates import ChatTemplate, TemplateSourceError
-
 from _templates import DATE, WEATHER, call, real_template, request
+
+from harmony_viz.templates import (
+    CODES,
+    ChatTemplate,
+    LensError,
+    TemplateSourceError,
+    compare,
+    load_template,
+    template_from_model,
+)
 
 pytest.importorskip("transformers")
 

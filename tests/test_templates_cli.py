@@ -6,10 +6,9 @@ import json
 import re
 
 import pytest
+from _templates import DATE, TEMPLATE_PATH, WEATHER, call, real_template, request
 
 from harmony_viz.cli import main
-
-from _templates import DATE, TEMPLATE_PATH, WEATHER, call, real_template, request
 
 pytest.importorskip("transformers")
 
@@ -65,7 +64,7 @@ def test_jsonl_dataset_counts_per_code(tmp_path, capsys, template_path):
     assert [x["identical"] for x in lines] == [False, True, False, False]
     assert lines[2]["error"].startswith("line 3: not JSON")
     assert "4 conversations: 1 identical, 2 with differences, 1 not rendered" in captured.err
-    assert re.search(r"^arguments-double-encoded +2 +2$", captured.err, re.M)
+    assert re.search(r"^arguments-double-encoded +2 +2$", captured.err, re.MULTILINE)
 
 
 def test_parquet_dataset(tmp_path, capsys, template_path):
@@ -77,7 +76,7 @@ def test_parquet_dataset(tmp_path, capsys, template_path):
     assert main(["template-check", "--template", template_path, "--batch-size", "2", str(f)]) == 1
     out = capsys.readouterr().out
     assert "3 conversations: 1 identical, 2 with differences, 0 not rendered" in out
-    assert re.search(r"^tool-result-double-encoded +2 +2$", out, re.M)
+    assert re.search(r"^tool-result-double-encoded +2 +2$", out, re.MULTILINE)
 
 
 @pytest.mark.parametrize(

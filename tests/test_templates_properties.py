@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from _templates import DATE, conversations, real_template
 from hypothesis import assume, event, given
 from hypothesis import strategies as st
 
 from harmony_viz.templates import CODES, LensError, compare
-
-from _templates import DATE, conversations, real_template
 
 pytest.importorskip("transformers")
 

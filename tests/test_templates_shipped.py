@@ -6,11 +6,10 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from _templates import real_template
 
 from harmony_viz.templates import render_template
 from harmony_viz.templates._shipped import shipped_outputs, shipped_path
-
-from _templates import real_template
 
 PACKAGE = Path(__file__).resolve().parents[1] / "harmony_viz"
 

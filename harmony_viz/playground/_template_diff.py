@@ -48,8 +48,8 @@ def template_page_html(diff: dict[str, Any], *, title: str | None = None) -> str
     import html
 
     from harmony_viz import __version__
-    from harmony_viz._static import asset_text
     from harmony_viz._replay._page import script_json
+    from harmony_viz._static import asset_text
 
     n = len(diff.get("differences", []))
     name = title or f"Chat template vs Harmony · {n} difference{'s' if n != 1 else ''}"

@@ -61,15 +61,18 @@ def template_messages(messages: list[Any]) -> list[Any]:
     return out
 
 
+def _json_value(content: Any) -> bool:
+    """Content that is a JSON value rather than text (or a list of text parts)."""
+    if isinstance(content, (Mapping, int, float, bool)):
+        return True
+    return isinstance(content, list) and not all(isinstance(p, Mapping) and p.get("type") == "text" for p in content)
+
+
 def ours_request(request: Mapping[str, Any]) -> dict[str, Any]:
     """The request for our renderer: a tool result given as a JSON value becomes its JSON text."""
     messages = []
     for m in request["messages"]:
-        if isinstance(m, Mapping) and m.get("role") == "tool" and isinstance(m.get("content"), (Mapping, int, float, bool)):
-            m = {**m, "content": json.dumps(m["content"], ensure_ascii=False)}
-        elif isinstance(m, Mapping) and m.get("role") == "tool" and isinstance(m.get("content"), list) and not all(
-            isinstance(p, Mapping) and p.get("type") == "text" for p in m["content"]
-        ):
+        if isinstance(m, Mapping) and m.get("role") == "tool" and _json_value(m.get("content")):
             m = {**m, "content": json.dumps(m["content"], ensure_ascii=False)}
         messages.append(m)
     return {**request, "messages": messages}

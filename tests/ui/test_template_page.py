@@ -6,10 +6,9 @@ import json
 import re
 
 import pytest
+from _templates import TEMPLATE_PATH, WEATHER, call, real_template, request
 
 from harmony_viz.cli import main
-
-from _templates import TEMPLATE_PATH, WEATHER, call, real_template, request
 
 pytestmark = pytest.mark.browser
 
