@@ -198,6 +198,8 @@ def test_our_renderer_refusal_names_our_side(template):
 def test_template_from_model_folder(tmp_path, template):
     (tmp_path / "tokenizer_config.json").write_text(json.dumps({"chat_template": [{"name": "default", "template": template.source}]}))
     assert template_from_model(tmp_path).source == template.source
+    (tmp_path / "chat_template.json").write_text(json.dumps({"chat_template": "{{ messages }}"}))
+    assert template_from_model(tmp_path).source == "{{ messages }}"
     (tmp_path / "chat_template.jinja").write_text("{{ messages[0].content }}")
     assert template_from_model(tmp_path).source == "{{ messages[0].content }}"
     with pytest.raises(TemplateSourceError, match="not a folder"):

@@ -63,16 +63,18 @@ def _from_config(path: Path) -> str:
 
 
 def template_from_model(folder: str | Path) -> ChatTemplate:
-    """The template of a local model folder: ``chat_template.jinja``, else ``tokenizer_config.json``'s."""
+    """The template of a local model folder: ``chat_template.jinja``, else ``chat_template.json``'s or ``tokenizer_config.json``'s."""
     d = Path(folder)
     if not d.is_dir():
         raise TemplateSourceError(f"{d}: not a folder; give a local model folder holding chat_template.jinja or tokenizer_config.json")
     jinja = d / "chat_template.jinja"
     if jinja.is_file():
         return ChatTemplate(_read(jinja), str(jinja))
-    config = d / "tokenizer_config.json"
-    if config.is_file():
-        return ChatTemplate(_from_config(config), str(config))
+    # chat_template.json is where some transformers versions save it; tokenizer_config.json the older place.
+    for name in ("chat_template.json", "tokenizer_config.json"):
+        config = d / name
+        if config.is_file():
+            return ChatTemplate(_from_config(config), str(config))
     raise TemplateSourceError(f"{d}: holds neither chat_template.jinja nor tokenizer_config.json")
 
 
