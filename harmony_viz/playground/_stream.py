@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harmony_viz.scanner import Diagnostic, MessageStart, ScanResult, scan
+from harmony_viz.scanner import Diagnostic, ScanResult, scan
 from harmony_viz.tokens import SPECIAL_TOKENS, encoding, special_by_id
 
 # The control tokens the format uses, with what they mean: the stream's tooltips explain them.
@@ -88,11 +88,10 @@ def _utf8(b: bytes) -> str | None:
 
 def messages_json(result: ScanResult) -> list[dict[str, Any]]:
     """The messages the scan read, with token spans: ``start``, ``header_end`` (after ``<|message|>``) and ``end``."""
-    header_end = {e.message: e.end for e in result.events if type(e) is MessageStart}
     return [
         {"index": m.index, "role": m.role, "name": m.name, "channel": m.channel, "recipient": m.recipient,
          "content_type": m.content_type, "kind": m.kind, "terminator": m.terminator,
-         "start": m.start, "header_end": header_end.get(m.index, m.start), "end": m.end}
+         "start": m.start, "header_end": m.header_end, "end": m.end}
         for m in result.messages
     ]
 

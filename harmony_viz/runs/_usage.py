@@ -9,11 +9,12 @@ assistant message, earlier turns of a multi-turn chat included.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from harmony_viz.runs._model import Run
-from harmony_viz.scanner._events import CONTENT_KINDS, ContentDelta, Diagnostic
+from harmony_viz.scanner._events import CONTENT_KINDS, Diagnostic
+from harmony_viz.scanner._message import Message
 
 # The kinds the reasoning share is taken over: everything the model writes for the
 # conversation, leaving out tool results (written by tools) and unclassifiable messages.
@@ -21,24 +22,19 @@ SHARE_KINDS: tuple[str, ...] = ("reasoning", "preamble", "tool_call", "final")
 
 
 @dataclass(frozen=True, slots=True)
-class MessageUsage:
-    """One message of a run with its size; ``output`` is True for assistant messages in the completion."""
+class MessageUsage(Message):
+    """A message of a run (the scanner's record) with its size.
 
-    index: int
-    role: str
-    name: str | None
-    recipient: str | None
-    channel: str | None
-    content_type: str | None
-    kind: str
-    terminator: str | None
-    output: bool
-    tokens: int
-    content_tokens: int
-    chars: int
-    start: int
-    end: int
-    diagnostics: tuple[str, ...]
+    ``output`` is True for assistant messages in the completion; ``tokens`` counts the whole
+    message from the completion's start, ``content_tokens`` its body, ``chars`` its text;
+    ``diagnostics`` the codes reported inside it.
+    """
+
+    output: bool = False
+    tokens: int = 0
+    content_tokens: int = 0
+    chars: int = 0
+    diagnostics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,36 +132,18 @@ def run_usage(run: Run) -> RunUsage:
     result = scan(ids, role=role)
     cut = len(prompt)
 
-    body: dict[int, tuple[int, int]] = {}
-    for event in result.events:
-        if isinstance(event, ContentDelta):
-            lo, hi = body.get(event.message, (event.start, event.end))
-            body[event.message] = (min(lo, event.start), max(hi, event.end))
-
     scan_diagnostics = tuple(result.diagnostics)
     messages = []
     for m in result.messages:
-        lo, hi = body.get(m.index, (m.end, m.end))
-        output = m.role == "assistant" and m.end > cut
-        messages.append(
-            MessageUsage(
-                index=m.index,
-                role=m.role,
-                name=m.name,
-                recipient=m.recipient,
-                channel=m.channel,
-                content_type=m.content_type,
-                kind=m.kind,
-                terminator=m.terminator,
-                output=output,
-                tokens=max(0, m.end - max(m.start, cut)),
-                content_tokens=max(0, hi - max(lo, cut)),
-                chars=len(m.text),
-                start=m.start,
-                end=m.end,
-                diagnostics=tuple(d.code for d in scan_diagnostics if _inside(d, m.start, m.end)),
-            )
-        )
+        lo, hi = m.body if m.spans else (m.end, m.end)
+        sizes = {
+            "output": m.role == "assistant" and m.end > cut,
+            "tokens": max(0, m.end - max(m.start, cut)),
+            "content_tokens": max(0, hi - max(lo, cut)),
+            "chars": len(m.text),
+            "diagnostics": tuple(d.code for d in scan_diagnostics if _inside(d, m.start, m.end)),
+        }
+        messages.append(MessageUsage(**{f: getattr(m, f) for f in _MESSAGE_FIELDS}, **sizes))
     return RunUsage(
         run=run,
         messages=tuple(messages),
@@ -174,6 +152,9 @@ def run_usage(run: Run) -> RunUsage:
         completion_tokens=None if run.text is not None else len(completion),
         total_tokens=len(ids),
     )
+
+
+_MESSAGE_FIELDS = tuple(f.name for f in fields(Message))
 
 
 def _inside(d: Diagnostic, start: int, end: int) -> bool:

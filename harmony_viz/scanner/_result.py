@@ -8,48 +8,18 @@ from typing import Any
 
 from harmony_viz.scanner._events import (
     ContentDelta,
-    ContentKind,
     Diagnostic,
     Event,
     MessageEnd,
     MessageStart,
-    Terminator,
     ToolCallEnd,
     ToolCallStart,
 )
+from harmony_viz.scanner._message import Message, MessageFold, Unit
 from harmony_viz.scanner._scanner import Scanner
 
-
-@dataclass(frozen=True, slots=True)
-class ParsedMessage:
-    """One message as read from the stream; ``start``/``end`` span its header to its terminator."""
-
-    index: int
-    role: str
-    name: str | None
-    recipient: str | None
-    channel: str | None
-    content_type: str | None
-    text: str
-    kind: ContentKind
-    terminator: Terminator
-    start: int
-    end: int
-
-    def to_json(self) -> dict[str, Any]:
-        """The message in the shape ``openai_harmony.Message.to_json()`` uses (as a dict, not a string).
-
-        ``name`` is always present (null when absent); ``channel``, ``recipient`` and
-        ``content_type`` are omitted when absent, as the reference does.
-        """
-        out: dict[str, Any] = {"role": self.role, "name": self.name, "content": [{"type": "text", "text": self.text}]}
-        if self.channel is not None:
-            out["channel"] = self.channel
-        if self.recipient is not None:
-            out["recipient"] = self.recipient
-        if self.content_type is not None:
-            out["content_type"] = self.content_type
-        return out
+# The record scan() returns; one class for every reader (see harmony_viz.scanner._message).
+ParsedMessage = Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,24 +35,16 @@ class ScanResult:
         return {"messages": [m.to_json() for m in self.messages], "diagnostics": [d.to_json() for d in self.diagnostics]}
 
 
-def assemble(events: Sequence[Event]) -> ScanResult:
-    """Build messages and the diagnostic list from a complete event sequence."""
-    messages: list[ParsedMessage] = []
+def assemble(events: Sequence[Event], *, unit: Unit = "tokens") -> ScanResult:
+    """Build messages and the diagnostic list from a complete event sequence (spans counted in ``unit``)."""
+    fold = MessageFold(unit)
     diagnostics: list[Diagnostic] = []
-    open_start: MessageStart | None = None
-    parts: list[str] = []
     for ev in events:
-        if type(ev) is ContentDelta:
-            parts.append(ev.text)
-        elif type(ev) is MessageStart:
-            open_start, parts = ev, []
-        elif type(ev) is MessageEnd and open_start is not None:
-            s = open_start
-            messages.append(ParsedMessage(s.message, s.role, s.name, s.recipient, s.channel, s.content_type, "".join(parts), s.kind, ev.terminator, s.start, ev.end))
-            open_start = None
-        elif type(ev) is Diagnostic:
+        if type(ev) is Diagnostic:
             diagnostics.append(ev)
-    return ScanResult(list(events), messages, diagnostics)
+        else:
+            fold.add(ev)
+    return ScanResult(list(events), fold.messages(), diagnostics)
 
 
 def scan(source: str | Sequence[int], *, role: str | None = None) -> ScanResult:
@@ -97,7 +59,7 @@ def scan(source: str | Sequence[int], *, role: str | None = None) -> ScanResult:
     scanner = Scanner(role=role)
     events = scanner.feed(source)
     events.extend(scanner.flush())
-    return assemble(events)
+    return assemble(events, unit="chars" if isinstance(source, str) else "tokens")
 
 
 _TYPE_NAMES = {

@@ -84,7 +84,7 @@ def message_facts(ids: Sequence[int]) -> list[MessageFact]:
     trace = Trace.build(list(ids), "token", role="assistant")
     out = []
     for m in trace.messages:
-        body = m.arguments if m.arguments is not None else trace.content(m.index)
+        body = m.arguments if m.arguments is not None else m.text
         end = m.end if m.end is not None else len(ids)
         out.append(MessageFact(m.index, m.kind, m.channel, m.recipient, body, m.tool_name, m.start, end))
     return out

@@ -13,13 +13,15 @@ from harmony_viz.scanner._events import (
     ContentDelta,
     Diagnostic,
     Event,
-    MessageEnd,
-    MessageStart,
     Snapshot,
-    ToolCallEnd,
-    ToolCallStart,
 )
-from harmony_viz.trace._chunking import Chunking, parse_chunking, text_chunks, token_chunks
+from harmony_viz.scanner._message import Message, MessageFold
+from harmony_viz.trace._chunking import (
+    Chunking,
+    parse_chunking,
+    text_chunks,
+    token_chunks,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,36 +41,8 @@ class Step:
     flush: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class MessageInfo:
-    """One message as the scanner saw it, fields from its header, spans in the trace's unit.
-
-    ``end`` and ``terminator`` are None while the message is still open at the end of the
-    stream; ``step_started``/``step_ended`` say when the header and the end were read.
-    """
-
-    index: int
-    role: str | None
-    name: str | None
-    recipient: str | None
-    channel: str | None
-    content_type: str | None
-    kind: str
-    start: int
-    header_end: int
-    end: int | None
-    terminator: str | None
-    step_started: int
-    step_ended: int | None
-    call_id: str | None = None
-    tool_name: str | None = None
-    arguments: str | None = None
-    parsed: Any = None
-    arguments_error: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict of every field."""
-        return {f: getattr(self, f) for f in self.__slots__}  # type: ignore[attr-defined]
+# A trace's messages are the scanner's records, with the steps they started and ended at.
+MessageInfo = Message
 
 
 @dataclass(frozen=True, eq=False)
@@ -179,39 +153,12 @@ class Trace:
         return tuple((s.index, e) for s in self.steps for e in s.events if isinstance(e, Diagnostic))
 
     @cached_property
-    def messages(self) -> tuple[MessageInfo, ...]:
-        """The messages the scanner found, in order, with the step each started and ended."""
-        infos: dict[int, dict[str, Any]] = {}
-
-        def entry(m: int, step: int, at: int) -> dict[str, Any]:
-            if m not in infos:
-                infos[m] = dict(index=m, role=self.role, name=None, recipient=None, channel=None, content_type=None,
-                                kind="other", start=at, header_end=at, end=None, terminator=None,
-                                step_started=step, step_ended=None)
-            return infos[m]
-
+    def messages(self) -> tuple[Message, ...]:
+        """The messages the scanner found, in order, with the step each started and ended (open ones too)."""
+        fold = MessageFold("chars" if self.unit == "char" else "tokens")
         for s in self.steps:
-            for e in s.events:
-                if isinstance(e, MessageStart):
-                    d = entry(e.message, s.index, e.start)
-                    d.update(role=e.role, name=e.name, recipient=e.recipient, channel=e.channel,
-                             content_type=e.content_type, kind=e.kind, start=e.start, header_end=e.end,
-                             step_started=s.index)
-                elif isinstance(e, ContentDelta):
-                    d = entry(e.message, s.index, e.start)
-                    if d["kind"] == "other":
-                        d["kind"] = e.kind
-                elif isinstance(e, MessageEnd):
-                    d = entry(e.message, s.index, e.start)
-                    d.update(end=e.end, terminator=e.terminator, step_ended=s.index)
-                elif isinstance(e, ToolCallStart):
-                    d = entry(e.message, s.index, e.start)
-                    d.update(call_id=e.call_id, tool_name=e.name)
-                elif isinstance(e, ToolCallEnd):
-                    d = entry(e.message, s.index, e.start)
-                    d.update(call_id=e.call_id, tool_name=e.name, arguments=e.arguments, parsed=e.parsed,
-                             arguments_error=e.error)
-        return tuple(MessageInfo(**infos[m]) for m in sorted(infos))
+            fold.feed(s.events, s.index)
+        return tuple(fold.messages(include_open=True))
 
     def content(self, message: int, until: int | None = None) -> str:
         """The body of ``message`` as streamed up to step ``until`` (the end when None)."""

@@ -216,7 +216,7 @@ def _messages(trace: Trace) -> list[dict[str, Any]]:
     starts = trace.token_char_starts if trace.unit == "char" else None
     n = int(trace.tokens.size)
     for m in trace.messages:
-        d = _jsonable(m.to_json())
+        d = _jsonable(m.record())
         end = m.end if m.end is not None else trace.steps[-1].end
         if starts is not None:
             # token spans for drawing: a token belongs to the message its first character does

@@ -1,0 +1,216 @@
+"""One record per message, folded from the scanner's events in one pass.
+
+Every reader builds on :class:`Message`: ``scan()`` returns them, the trace adds the steps a
+message started and ended at, the lints read their spans, the run statistics size them.
+Header fields are as written (recipients normalised), ``kind`` follows the one visibility
+rule, and the spans say where the header, each piece of the body and the terminator are.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, fields
+from typing import Any, Literal
+
+from harmony_viz.scanner._events import (
+    ContentDelta,
+    ContentKind,
+    Event,
+    MessageEnd,
+    MessageStart,
+    Terminator,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from harmony_viz.scanner._visibility import Visibility, visibility
+
+# Roles the format defines; any other author (``functions.x``, ``browser.search``) is a tool.
+STANDARD_ROLES = frozenset({"system", "developer", "user", "assistant"})
+
+Unit = Literal["tokens", "chars"]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message as read from the stream.
+
+    Spans count the scanner's input unit (``unit``): tokens when it was fed ids, characters
+    when it was fed text. ``start``..``header_end`` is the header, ``spans[i]`` the body piece
+    whose text starts at ``offsets[i]`` in ``text``, ``stop_start``..``end`` the terminator.
+    ``end``, ``stop_start`` and ``terminator`` are None while the message is still open;
+    ``step_started`` / ``step_ended`` are set when the events came from a trace's steps.
+    """
+
+    index: int
+    role: str
+    name: str | None
+    recipient: str | None
+    channel: str | None
+    content_type: str | None
+    text: str
+    kind: ContentKind
+    terminator: Terminator | None
+    start: int
+    end: int | None
+    header_end: int = 0
+    stop_start: int | None = None
+    spans: tuple[tuple[int, int], ...] = ()
+    offsets: tuple[int, ...] = ()
+    unit: Unit = "tokens"
+    call_id: str | None = None
+    tool_name: str | None = None
+    arguments: str | None = None
+    parsed: Any = None
+    arguments_error: str | None = None
+    step_started: int | None = None
+    step_ended: int | None = None
+
+    # ---------------------------------------------------------------- what it is
+
+    @property
+    def visibility(self) -> Visibility:
+        """``visible``, ``reasoning``, ``call`` or ``other``, by the one visibility rule."""
+        return visibility(self.kind)
+
+    @property
+    def is_visible(self) -> bool:
+        """Assistant text a user would see (final text, preambles)."""
+        return self.role == "assistant" and self.visibility == "visible"
+
+    @property
+    def is_call(self) -> bool:
+        """An assistant message addressed to something other than the assistant."""
+        return self.kind == "tool_call"
+
+    @property
+    def is_tool_author(self) -> bool:
+        return self.role not in STANDARD_ROLES
+
+    @property
+    def author(self) -> str:
+        """Who wrote the message: the role, or for a tool result the tool (``functions.x``)."""
+        if self.role == "tool" and self.name and self.name != "tool":
+            return self.name
+        return self.role
+
+    # ---------------------------------------------------------------- where it is
+
+    @property
+    def header(self) -> tuple[int, int]:
+        return (self.start, self.header_end)
+
+    @property
+    def stop(self) -> tuple[int, int]:
+        """The terminator's span (empty at the end when the message is open or its end implied)."""
+        end = self.end if self.end is not None else self.header_end
+        return (self.stop_start if self.stop_start is not None else end, end)
+
+    @property
+    def body(self) -> tuple[int, int]:
+        """The span of the whole body (empty at the header's end when there is none)."""
+        if not self.spans:
+            return (self.header_end, self.header_end)
+        return (self.spans[0][0], self.spans[-1][1])
+
+    def span_of(self, start: int, end: int) -> tuple[int, int]:
+        """Input-unit span covering characters ``start:end`` of ``text``."""
+        if not self.spans:
+            return self.body
+        first = max(bisect.bisect_right(self.offsets, start) - 1, 0)
+        last = max(bisect.bisect_right(self.offsets, max(end - 1, start)) - 1, first)
+        return (self._at(first, start, True), self._at(last, end, False))
+
+    def _at(self, piece: int, char: int, is_start: bool) -> int:
+        # Text input counts characters, so a position inside a piece is exact; a piece
+        # fed as token ids is taken whole (its tokens hold whole characters only jointly).
+        lo, hi = self.spans[piece]
+        if self.unit == "chars":
+            return min(max(lo + char - self.offsets[piece], lo), hi)
+        return lo if is_start else hi
+
+    # ---------------------------------------------------------------- as JSON
+
+    def to_json(self) -> dict[str, Any]:
+        """The message in the shape ``openai_harmony.Message.to_json()`` uses (as a dict, not a string).
+
+        ``name`` is always present (null when absent); ``channel``, ``recipient`` and
+        ``content_type`` are omitted when absent, as the reference does.
+        """
+        out: dict[str, Any] = {"role": self.role, "name": self.name, "content": [{"type": "text", "text": self.text}]}
+        if self.channel is not None:
+            out["channel"] = self.channel
+        if self.recipient is not None:
+            out["recipient"] = self.recipient
+        if self.content_type is not None:
+            out["content_type"] = self.content_type
+        return out
+
+    def record(self) -> dict[str, Any]:
+        """Every field but the body's text and pieces, JSON-ready (what a trace's payload carries)."""
+        return {f: getattr(self, f) for f in _RECORD_FIELDS}
+
+
+_RECORD_FIELDS = tuple(f.name for f in fields(Message) if f.name not in ("text", "spans", "offsets"))
+
+
+class MessageFold:
+    """Folds events into :class:`Message` records, one pass, in stream order.
+
+    ``add(event, step)`` takes one event (``step``: the trace step it came from, if any);
+    ``messages()`` gives the records so far, open ones included when asked.
+    """
+
+    __slots__ = ("unit", "_open", "_done")
+
+    def __init__(self, unit: Unit = "tokens") -> None:
+        self.unit: Unit = unit
+        self._open: dict[int, dict[str, Any]] = {}
+        self._done: list[Message] = []
+
+    def add(self, ev: Event, step: int | None = None) -> None:
+        if type(ev) is ContentDelta:
+            m = self._open.get(ev.message)
+            if m is not None:
+                m["offsets"].append(m["length"])
+                m["spans"].append((ev.start, ev.end))
+                m["parts"].append(ev.text)
+                m["length"] += len(ev.text)
+        elif type(ev) is MessageStart:
+            self._open[ev.message] = {
+                "fields": dict(index=ev.message, role=ev.role, name=ev.name, recipient=ev.recipient, channel=ev.channel,
+                               content_type=ev.content_type, kind=ev.kind, start=ev.start, header_end=ev.end,
+                               step_started=step),
+                "parts": [], "spans": [], "offsets": [], "length": 0,
+            }
+        elif type(ev) is ToolCallStart:
+            m = self._open.get(ev.message)
+            if m is not None:
+                m["fields"].update(call_id=ev.call_id, tool_name=ev.name)
+        elif type(ev) is ToolCallEnd:
+            m = self._open.get(ev.message)
+            if m is not None:
+                m["fields"].update(call_id=ev.call_id, tool_name=ev.name, arguments=ev.arguments, parsed=ev.parsed,
+                                   arguments_error=ev.error)
+        elif type(ev) is MessageEnd:
+            m = self._open.pop(ev.message, None)
+            if m is not None:
+                self._done.append(self._build(m, terminator=ev.terminator, stop_start=ev.start, end=ev.end, step_ended=step))
+
+    def feed(self, events: list[Event] | tuple[Event, ...], step: int | None = None) -> None:
+        for ev in events:
+            self.add(ev, step)
+
+    def messages(self, *, include_open: bool = False) -> list[Message]:
+        """The messages read so far (ended ones; open ones too when ``include_open``), in stream order."""
+        out = list(self._done)
+        if include_open and self._open:
+            out.extend(self._build(m, terminator=None, stop_start=None, end=None, step_ended=None) for m in self._open.values())
+            out.sort(key=lambda m: m.index)
+        return out
+
+    def _build(self, m: dict[str, Any], **end: Any) -> Message:
+        parts = m["parts"]
+        text = parts[0] if len(parts) == 1 else "".join(parts)
+        return Message(text=text, spans=tuple(m["spans"]), offsets=tuple(m["offsets"]), unit=self.unit, **m["fields"], **end)
+
+
