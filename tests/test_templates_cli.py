@@ -67,6 +67,16 @@ def test_jsonl_dataset_counts_per_code(tmp_path, capsys, template_path):
     assert re.search(r"^arguments-double-encoded +2 +2$", captured.err, re.MULTILINE)
 
 
+def test_gzipped_jsonl_dataset(tmp_path, capsys, template_path):
+    import gzip
+
+    f = tmp_path / "data.jsonl.gz"
+    with gzip.open(f, "wt", encoding="utf-8") as out:
+        out.write(json.dumps(PLAIN) + "\n" + json.dumps(PLAIN) + "\n")
+    assert main(["template-check", "--template", template_path, str(f)]) == 0
+    assert "2 conversations: 2 identical, 0 with differences, 0 not rendered" in capsys.readouterr().out
+
+
 def test_parquet_dataset(tmp_path, capsys, template_path):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq

@@ -61,7 +61,7 @@ def _template(args: argparse.Namespace) -> Any:
 
 
 def _is_dataset(path: Path) -> bool:
-    if path.suffix in (".jsonl", ".parquet"):
+    if path.suffix == ".parquet" or path.name.endswith((".jsonl", ".jsonl.gz")):
         return True
     with path.open("rb") as f:
         head = f.read(4096).lstrip()

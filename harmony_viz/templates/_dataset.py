@@ -1,12 +1,13 @@
 """Datasets of requests: read in batches, compared one by one, counted in flat memory.
 
-A ``.jsonl`` file holds one request per line; a ``.parquet`` file one per row (columns
+A ``.jsonl`` file (or ``.jsonl.gz``) holds one request per line; a ``.parquet`` file one per row (columns
 ``messages``, optional ``tools`` and ``reasoning_effort``), read ``batch_size`` rows at a
 time with pyarrow; a ``.json`` file holds one request or an array of them.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
@@ -49,7 +50,8 @@ def _parquet_rows(path: Path, batch_size: int) -> Iterator[Row]:
 
 
 def _jsonl_rows(path: Path) -> Iterator[Row]:
-    with path.open(encoding="utf-8") as f:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
         index = 0
         for lineno, line in enumerate(f, 1):
             if not line.strip():
@@ -68,7 +70,7 @@ def read_requests(path: str | Path, *, batch_size: int = 1024) -> Iterator[Row]:
         raise LensError(f"{p}: no such file" if not p.exists() else f"{p}: is a folder, expected a file")
     if p.suffix == ".parquet":
         yield from _parquet_rows(p, batch_size)
-    elif p.suffix == ".jsonl":
+    elif p.name.endswith((".jsonl", ".jsonl.gz")):
         yield from _jsonl_rows(p)
     else:
         try:
