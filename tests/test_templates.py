@@ -115,12 +115,17 @@ def test_preamble_with_a_later_final_is_dropped(template):
 
 
 def test_preamble_without_a_later_final_becomes_analysis(template):
-    req = request(USER, {"role": "assistant", "content": "Let me check.", "tool_calls": [call("c1", "get_weather", {"city": "Paris"})]},
-                  tools=[WEATHER])
+    # seed 001's example: vLLM hid this preamble as reasoning; the template renders it as reasoning
+    search = {"type": "function", "function": {"name": "web_search", "description": "Search the web.",
+              "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}}
+    req = request({"role": "user", "content": "Weather in SF?"},
+                  {"role": "assistant", "content": "I'll search for the weather in SF.", "tool_calls": [call("c1", "web_search", {"query": "weather in SF"})]},
+                  tools=[search])
     result = compare(req, template, date=DATE)
     d = one(result, "preamble-as-analysis")
-    assert "commentary" in d.ours and "analysis" in d.template
-    assert "<|channel|>analysis<|message|>Let me check.<|end|>" in result.template.text
+    assert d.ours == "<|start|>assistant<|channel|>commentary<|message|>" and d.template == "<|start|>assistant<|channel|>analysis<|message|>"
+    assert "<|channel|>analysis<|message|>I'll search for the weather in SF.<|end|>" in result.template.text
+    assert "<|channel|>commentary<|message|>I'll search for the weather in SF.<|end|>" in result.ours.text
     check_quotes(result)
 
 
