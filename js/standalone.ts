@@ -1,22 +1,23 @@
 // Entry point of a saved page: no kernel, the trace is embedded in the page itself.
-import { ReplayView, type ModelLike } from "./src/view";
+import { ReplayView } from "./src/replay/view";
+import type { ApiView, ReplayModel, ReplayTraits, TraceMeta } from "./src/replay/types";
 
 interface Embedded {
-  meta: unknown;
+  meta: TraceMeta;
   columns: string; // base64
-  traits: Record<string, unknown>;
-  api_views: Array<[number, unknown]>;
+  traits: Pick<ReplayTraits, "step" | "selected" | "chunking" | "chunkings" | "error" | "api_view">;
+  api_views: Array<[number, ApiView]>;
 }
 
 /** A stand-in for anywidget's model: the same get/set/on surface, local only. */
-class PageModel implements ModelLike {
-  private values: Record<string, unknown>;
+class PageModel implements ReplayModel {
+  private values: ReplayTraits;
   private handlers = new Map<string, Array<() => void>>();
-  constructor(values: Record<string, unknown>) { this.values = values; }
-  get(name: string): any { return this.values[name]; }
-  set(name: string, value: unknown): void {
+  constructor(values: ReplayTraits) { this.values = values; }
+  get<K extends keyof ReplayTraits>(name: K): ReplayTraits[K] { return this.values[name]; }
+  set<K extends keyof ReplayTraits>(name: K, value: ReplayTraits[K]): void {
     this.values[name] = value;
-    for (const cb of this.handlers.get(`change:${name}`) ?? []) cb();
+    for (const cb of this.handlers.get(`change:${String(name)}`) ?? []) cb();
   }
   save_changes(): void { /* nothing to sync with */ }
   on(event: string, cb: () => void): void {

@@ -1,6 +1,6 @@
 // Entry point of a saved "chat template" page: the render diff, embedded in the page, no kernel.
-import { renderDiffPanel } from "./playground/diff";
-import type { DiffPayload } from "./playground/types";
+import { renderDiffPanel } from "./src/playground/diff";
+import type { DiffPayload } from "./src/playground/types";
 
 function boot(): void {
   const script = document.getElementById("hv-data");

@@ -1,8 +1,9 @@
 // anywidget entry point: the replay widget inside Jupyter.
 import "./widget.css";
-import { ReplayView, type ModelLike } from "./src/view";
+import { ReplayView } from "./src/replay/view";
+import type { ReplayModel } from "./src/replay/types";
 
-function render({ model, el }: { model: ModelLike; el: HTMLElement }): () => void {
+function render({ model, el }: { model: ReplayModel; el: HTMLElement }): () => void {
   const view = new ReplayView(model, el);
   return () => view.destroy();
 }

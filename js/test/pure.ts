@@ -1,3 +1,5 @@
-// The pure (DOM-free) modules, bundled for node's test runner.
-export * from "../src/trace";
-export * from "../src/layout";
+// The pure (DOM-free) modules of the replay, bundled for node's test runner.
+export * from "../src/replay/trace";
+export * from "../src/replay/layout";
+export * from "../src/shared/labels";
+export * from "../src/shared/constants";

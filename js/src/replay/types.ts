@@ -1,4 +1,5 @@
 // The trace model as it travels from Python: one interface per trait group.
+import type { TraitModel } from "../shared/model";
 
 export interface ColumnDescriptor {
   name: string;
@@ -63,10 +64,9 @@ export interface TraceMeta {
   specials: Record<string, string>;
 }
 
-/** The API view for one step, computed by Python's projections when they exist. */
+/** The API view for one step, computed by Python's projections. */
 export interface ApiView {
   step?: number;
-  unavailable?: string;
   views?: Record<string, unknown>;
   error?: string;
 }
@@ -82,6 +82,8 @@ export interface ReplayTraits {
   _meta: TraceMeta;
   _columns: DataView;
   _live: boolean;
+  /** a saved page only: the API views at message boundaries, by step */
+  _api_views?: Array<[number, ApiView]>;
 }
 
 /** One event as shown in the panels. */
@@ -94,3 +96,6 @@ export interface ShownEvent {
   text?: string;
   raw?: RawEvent;
 }
+
+/** The replay widget's model: anywidget's, or the saved page's stand-in. */
+export type ReplayModel = TraitModel<ReplayTraits>;

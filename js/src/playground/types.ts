@@ -1,4 +1,5 @@
 // The playground's synced traits as they arrive from Python: one interface per group.
+import type { TraitModel } from "../shared/model";
 
 /** A message in openai-harmony's JSON shape (what `Message.to_dict()` writes). */
 export interface MessageDict {
@@ -92,13 +93,8 @@ export interface PlaygroundTraits {
   _controls: Record<string, ControlToken>;
 }
 
-export interface PlaygroundModel {
-  get<K extends keyof PlaygroundTraits>(name: K): PlaygroundTraits[K];
-  set<K extends keyof PlaygroundTraits>(name: K, value: PlaygroundTraits[K] | unknown): void;
-  save_changes(): void;
+export interface PlaygroundModel extends TraitModel<PlaygroundTraits> {
   send(content: unknown): void;
-  on(event: string, cb: () => void): void;
-  off?(event: string, cb: () => void): void;
   widget_manager?: {
     get_model(id: string): Promise<unknown>;
     create_view?(model: unknown): Promise<{ el: HTMLElement; remove?(): void }>;

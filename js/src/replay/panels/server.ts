@@ -1,5 +1,6 @@
 // The API view's "server" tab (server lens): the server's answer beside ours, and the
 // discrepancies between them. Pure DOM building; the view supplies the jump-to-tokens action.
+import { h } from "../../shared/dom";
 
 export interface ServerCall { name: string; arguments: string; kind: string }
 
@@ -38,24 +39,17 @@ export function serverChecks(meta: unknown): ServerCheck[] | null {
   return server && Array.isArray(server.checks) ? server.checks : null;
 }
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
 function field(label: string, value: string | null, cls = ""): HTMLElement {
-  const row = el("div", { class: `hv-srv-field ${cls}`.trim() });
-  row.append(el("span", { class: "hv-srv-label" }, label));
-  row.append(value ? el("pre", { class: "hv-srv-text" }, value) : el("span", { class: "hv-empty" }, "none"));
+  const row = h("div", { class: `hv-srv-field ${cls}`.trim() });
+  row.append(h("span", { class: "hv-srv-label" }, label));
+  row.append(value ? h("pre", { class: "hv-srv-text" }, value) : h("span", { class: "hv-empty" }, "none"));
   return row;
 }
 
 function answerColumn(title: string, a: ServerAnswer | null, side: string): HTMLElement {
-  const col = el("div", { class: "hv-srv-col", "data-hv": `server-${side}` });
-  col.append(el("div", { class: "hv-srv-title" }, title));
-  if (!a) { col.append(el("div", { class: "hv-empty" }, "no answer")); return col; }
+  const col = h("div", { class: "hv-srv-col", "data-hv": `server-${side}` });
+  col.append(h("div", { class: "hv-srv-title" }, title));
+  if (!a) { col.append(h("div", { class: "hv-empty" }, "no answer")); return col; }
   col.append(field("content", a.content || null, "hv-srv-content"));
   const fieldName = a.reasoning_fields && a.reasoning_fields.length ? `reasoning (${a.reasoning_fields.join(", ")})` : "reasoning";
   col.append(field(fieldName, a.reasoning || null, "hv-srv-reasoning"));
@@ -67,17 +61,17 @@ function answerColumn(title: string, a: ServerAnswer | null, side: string): HTML
 }
 
 function discrepancyList(check: ServerCheck, jump: (start: number, end: number) => void): HTMLElement {
-  const list = el("div", { class: "hv-srv-discrepancies", "data-hv": "discrepancies" });
+  const list = h("div", { class: "hv-srv-discrepancies", "data-hv": "discrepancies" });
   if (check.discrepancies.length === 0) {
-    list.append(el("div", { class: "hv-empty", "data-hv": "no-discrepancies" }, "no discrepancies"));
+    list.append(h("div", { class: "hv-empty", "data-hv": "no-discrepancies" }, "no discrepancies"));
     return list;
   }
   for (const d of check.discrepancies) {
-    const row = el("div", { class: `hv-diag hv-sev-${d.severity}`, "data-hv": "discrepancy", "data-code": d.code });
-    row.append(el("span", { class: "hv-diag-sev" }, d.severity), el("code", {}, d.code), el("span", { class: "hv-diag-msg" }, d.message));
+    const row = h("div", { class: `hv-diag hv-sev-${d.severity}`, "data-hv": "discrepancy", "data-code": d.code });
+    row.append(h("span", { class: "hv-diag-sev" }, d.severity), h("code", {}, d.code), h("span", { class: "hv-diag-msg" }, d.message));
     if (d.where) {
       const where = d.where;
-      row.append(el("a", { class: "hv-diag-span", href: "#", title: "show these tokens" }, `tokens [${where.start}, ${where.end})`));
+      row.append(h("a", { class: "hv-diag-span", href: "#", title: "show these tokens" }, `tokens [${where.start}, ${where.end})`));
       row.addEventListener("click", (ev) => { ev.preventDefault(); jump(where.start, where.end); });
     }
     list.append(row);
@@ -86,8 +80,8 @@ function discrepancyList(check: ServerCheck, jump: (start: number, end: number) 
 }
 
 function raw(title: string, value: unknown): HTMLElement {
-  const det = el("details", { class: "hv-srv-raw" });
-  det.append(el("summary", {}, title), el("pre", { class: "hv-json" }, JSON.stringify(value, null, 2)));
+  const det = h("details", { class: "hv-srv-raw" });
+  det.append(h("summary", {}, title), h("pre", { class: "hv-json" }, JSON.stringify(value, null, 2)));
   return det;
 }
 
@@ -98,11 +92,11 @@ function raw(title: string, value: unknown): HTMLElement {
 export function renderServerPanel(body: HTMLElement, checks: ServerCheck[], chosen: number, choose: (i: number) => void,
   jump: (start: number, end: number) => void): void {
   const i = Math.max(0, Math.min(chosen, checks.length - 1));
-  const panel = el("div", { class: "hv-srv", "data-hv": "server-panel" });
+  const panel = h("div", { class: "hv-srv", "data-hv": "server-panel" });
   if (checks.length > 1) {
-    const picker = el("div", { class: "hv-tabs" });
+    const picker = h("div", { class: "hv-tabs" });
     checks.forEach((c, k) => {
-      const b = el("button", { type: "button", class: k === i ? "hv-tab hv-tab-on" : "hv-tab", "data-hv": "server-api", "data-api": c.api }, c.api);
+      const b = h("button", { type: "button", class: k === i ? "hv-tab hv-tab-on" : "hv-tab", "data-hv": "server-api", "data-api": c.api }, c.api);
       b.addEventListener("click", () => choose(k));
       picker.append(b);
     });
@@ -110,13 +104,13 @@ export function renderServerPanel(body: HTMLElement, checks: ServerCheck[], chos
   }
   const check = checks[i];
   const replayed = check.replayed === null ? "no token ids returned" : check.replayed ? "the server returned exactly these tokens" : "the server returned other tokens";
-  panel.append(el("div", { class: "hv-note" }, `${check.file} · ${check.api} · ${replayed}`));
-  if (check.error) panel.append(el("div", { class: "hv-error", "data-hv": "server-error" }, `server error: ${check.error}`));
-  const cols = el("div", { class: "hv-srv-cols" });
+  panel.append(h("div", { class: "hv-note" }, `${check.file} · ${check.api} · ${replayed}`));
+  if (check.error) panel.append(h("div", { class: "hv-error", "data-hv": "server-error" }, `server error: ${check.error}`));
+  const cols = h("div", { class: "hv-srv-cols" });
   cols.append(answerColumn("server", check.answer, "answer"), answerColumn("ours (from the tokens)", check.expected_answer, "expected"));
   panel.append(cols);
   const n = check.discrepancies.length;
-  panel.append(el("div", { class: "hv-srv-title" }, n ? `discrepancies (${n})` : "discrepancies"));
+  panel.append(h("div", { class: "hv-srv-title" }, n ? `discrepancies (${n})` : "discrepancies"));
   panel.append(discrepancyList(check, jump));
   panel.append(raw("server's object as received", check.server), raw("our projection", check.expected));
   body.append(panel);

@@ -1,8 +1,9 @@
 // The render diff panel: the reference layout against the model's layout or a chat template's render.
 // Shared by the playground and the standalone template page. Text goes through textContent only.
-import { chipLabel } from "../src/layout";
+import { FIRST_SPECIAL } from "../shared/constants";
+import { h } from "../shared/dom";
+import { chipLabel } from "../shared/labels";
 import { codeMarks, diffRuns, diffStates } from "./pure";
-import { h } from "./dom";
 import type { DiffPayload } from "./types";
 
 const DIFF_CONTEXT = 12;  // unchanged tokens kept on each side of a change
@@ -20,7 +21,7 @@ function side(title: string, ids: number[], pieces: string[], states: string[], 
       if (named.length && (t === 0 || codes![t - 1].join() !== named.join())) {
         box.appendChild(h("span", { class: "hv-pg-code", "data-hv": "diff-code" }, named.join(" · ")));
       }
-      const cls = `hv-tok hv-pg-d-${states[t]}${ids[t] >= 199998 ? " hv-special" : ""}${named.length ? " hv-pg-coded" : ""}`;
+      const cls = `hv-tok hv-pg-d-${states[t]}${ids[t] >= FIRST_SPECIAL ? " hv-special" : ""}${named.length ? " hv-pg-coded" : ""}`;
       const title = `#${t} id ${ids[t]} ${states[t]}${named.length ? ` · ${named.join(", ")}` : ""}`;
       const c = h("span", { class: cls, "data-hv": "diff-token", title }, chipLabel(pieces[t] ?? "", true));
       c.dataset.i = String(t);

@@ -1,10 +1,11 @@
 // The playground's DOM: message cards, the token stream, diagnostics, the layout diff, the replay.
 // Model text only ever goes through textContent / value, never innerHTML: text is data, not markup.
-import { chipLabel, escapeText, legend } from "../src/layout";
+import { FIRST_SPECIAL } from "../shared/constants";
+import { Tooltip, fillLegend, h } from "../shared/dom";
+import { chipLabel, escapeText } from "../shared/labels";
 import { layoutSelect, renderDiffPanel } from "./diff";
-import { h } from "./dom";
 import { EFFORTS, ROLES, clone, diagnosticMarks, messageOfToken, moveMessage, newMessage, parseIds, removeMessage, setHeader } from "./pure";
-import type { ContentPart, DiagnosticDict, MessageDict, PlaygroundModel, StreamPayload } from "./types";
+import type { ContentPart, DiagnosticDict, MessageDict, PlaygroundModel, PlaygroundTraits, StreamPayload } from "./types";
 
 const EDIT_DELAY_MS = 350;
 const TYPING_GRACE_MS = 1500;
@@ -38,7 +39,7 @@ export class PlaygroundView {
   private diffBtn = h("button", { type: "button", "data-hv": "diff-toggle", title: "compare openai-harmony's layout with the model's" }, "render diff");
   private diffEl = h("div", { class: "hv-pg-diff", "data-hv": "diff" });
   private replayEl = h("div", { class: "hv-pg-replay", "data-hv": "replay-view" });
-  private tip = h("div", { class: "hv-tip", "data-hv": "tooltip", role: "tooltip" });
+  private tip = new Tooltip();
 
   constructor(model: PlaygroundModel, el: HTMLElement) {
     this.model = model;
@@ -104,13 +105,7 @@ export class PlaygroundView {
     const sbar = h("div", { class: "hv-bar hv-pg-sbar" });
     this.modeBtn.addEventListener("click", () => { this.mode = this.mode === "text" ? "ids" : "text"; this.renderStream(); });
     const legendEl = h("span", { class: "hv-legend" });
-    for (const [name, colour] of legend("channel")) {
-      const item = h("span", { class: "hv-legend-item" });
-      const sw = h("span", { class: "hv-swatch" });
-      sw.style.background = colour;
-      item.append(sw, document.createTextNode(name));
-      legendEl.appendChild(item);
-    }
+    fillLegend(legendEl, "channel");
     sbar.append(this.modeBtn, this.originEl, legendEl);
     const apply = h("button", { type: "button", "data-hv": "apply", title: "scan this stream (Ctrl+Enter)" }, "apply");
     apply.addEventListener("click", () => this.applyRaw());
@@ -121,7 +116,7 @@ export class PlaygroundView {
       h("h4", { class: "hv-panel-title" }, "Diagnostics and lints"), this.diagEl);
     for (const box of [this.tokensEl, this.altEl]) {
       box.addEventListener("mouseover", (ev) => this.hoverChip(ev));
-      box.addEventListener("mousemove", (ev) => this.moveTip(ev));
+      box.addEventListener("mousemove", (ev) => this.tip.move(ev));
       box.addEventListener("mouseleave", () => this.hoverToken(-1, null));
     }
     this.cardsEl.addEventListener("mouseover", (ev) => {
@@ -133,7 +128,6 @@ export class PlaygroundView {
     const main = h("div", { class: "hv-pg-main" });
     main.append(left, right);
     this.root.append(bar, main, this.diffEl, this.replayEl);
-    document.body.appendChild(this.tip);
   }
 
   private renderPresets(): void {
@@ -307,7 +301,7 @@ export class PlaygroundView {
       const mi = messageOfToken(s.messages, t);
       const m = mi >= 0 ? s.messages[mi] : null;
       let cls = `hv-tok hv-k-${m ? m.kind : "none"} hv-r-${m ? m.role : "none"}`;
-      if (ids[t] >= 199998) cls += " hv-special"; else if (m && t < m.header_end) cls += " hv-header";
+      if (ids[t] >= FIRST_SPECIAL) cls += " hv-special"; else if (m && t < m.header_end) cls += " hv-header";
       if (marks[t]) cls += ` hv-pg-diag-${SEVERITY[marks[t]]}`;
       const text = s.pieces[t] ?? "";
       const main = h("span", { class: cls, "data-hv": "token" }, this.mode === "text" ? chipLabel(text, true) : String(ids[t]));
@@ -365,13 +359,13 @@ export class PlaygroundView {
     if (t === this.hovered) return;
     this.hovered = t;
     for (const c of this.root.querySelectorAll(".hv-pg-tokens .hv-pg-hover")) c.classList.remove("hv-pg-hover");
-    if (t < 0) { this.tip.style.display = "none"; this.hoveredFromStream = false; this.highlightMessage(-1); return; }
+    if (t < 0) { this.tip.hide(); this.hoveredFromStream = false; this.highlightMessage(-1); return; }
     for (const c of this.chips(t)) c.classList.add("hv-pg-hover");
     this.hoveredFromStream = true;
     const chip = this.chips(t)[0];
     this.highlightMessage(Number(chip?.dataset.message ?? -1));
     this.showTip(t);
-    if (ev) this.moveTip(ev);
+    if (ev) this.tip.move(ev);
   }
 
   private showTip(t: number): void {
@@ -383,7 +377,7 @@ export class PlaygroundView {
     if (g !== t || (t + 1 < s.groups.length && s.groups[t + 1] === t)) lines.push(["character", "one character split across several tokens"]);
     const ctl = (this.model.get("_controls") ?? {})[String(id)];
     if (ctl) lines.push(["control", `${ctl.literal} (${id}, ${ctl.kind}): ${ctl.meaning}`]);
-    else if (id >= 199998) lines.push(["control", `reserved token ${id}: never emitted by a well-behaved model`]);
+    else if (id >= FIRST_SPECIAL) lines.push(["control", `reserved token ${id}: never emitted by a well-behaved model`]);
     const mi = messageOfToken(s.messages, t);
     if (mi >= 0) {
       const m = s.messages[mi];
@@ -392,20 +386,7 @@ export class PlaygroundView {
     for (const d of this.model.get("diagnostics") ?? []) {
       if ((d.start <= t && t < d.end) || (d.start === d.end && d.start === t)) lines.push([d.severity, `${d.code}: ${d.message}`]);
     }
-    this.tip.textContent = "";
-    for (const [k, v] of lines) {
-      const row = h("div");
-      row.append(h("b", {}, k + " "), h("span", {}, v));
-      this.tip.appendChild(row);
-    }
-    this.tip.style.display = "block";
-  }
-
-  private moveTip(ev: MouseEvent): void {
-    if (this.tip.style.display !== "block") return;
-    const w = this.tip.offsetWidth, ht = this.tip.offsetHeight;
-    this.tip.style.left = `${Math.max(0, Math.min(ev.clientX + 14, window.innerWidth - w - 4))}px`;
-    this.tip.style.top = `${Math.max(0, ev.clientY + 18 + ht > window.innerHeight ? ev.clientY - ht - 10 : ev.clientY + 18)}px`;
+    this.tip.show(lines);
   }
 
   // ---- the layout diff and the replay --------------------------------------------------------
@@ -416,7 +397,7 @@ export class PlaygroundView {
     this.diffEl.textContent = "";
     this.diffEl.style.display = on ? "" : "none";
     if (!on) return;
-    this.diffEl.appendChild(layoutSelect(this.model.get("diff_layout") ?? "model", (v) => { this.model.set("diff_layout", v); this.model.save_changes(); }));
+    this.diffEl.appendChild(layoutSelect(this.model.get("diff_layout") ?? "model", (v) => { this.model.set("diff_layout", v as PlaygroundTraits["diff_layout"]); this.model.save_changes(); }));
     renderDiffPanel(this.diffEl, this.model.get("_diff") ?? {});
   }
 

@@ -305,14 +305,12 @@ export class TraceData {
     return { text, truncated, deltas: lo };
   }
 
-  /** Diagnostics reported up to step s. */
-  diagnosticsUntil(s: number): Array<{ step: number; event: RawEvent }> {
-    const out: Array<{ step: number; event: RawEvent }> = [];
-    for (const j of this.diagnosticEvents) {
-      if (this.eventStep[j] > s) break;
-      out.push({ step: this.eventStep[j], event: this.rareEvent(j) });
-    }
-    return out;
+  /** How many diagnostics were reported up to step s (they are in step order). */
+  diagnosticCount(s: number): number {
+    const ev = this.diagnosticEvents;
+    let lo = 0, hi = ev.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (this.eventStep[ev[mid]] <= s) lo = mid + 1; else hi = mid; }
+    return lo;
   }
 
   /** Token span [a, b) covered by a span in the scanner's unit. */

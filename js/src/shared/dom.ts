@@ -1,0 +1,56 @@
+// DOM helpers both views use: elements with attributes and text (never HTML), the legend, the tooltip.
+import { legend, type ColourMode } from "./labels";
+
+/** An element with attributes and text content; model text is data, never markup. */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v; else e.setAttribute(k, v);
+  }
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** Fill `el` with the colour legend of a mode: a swatch and a name per entry. */
+export function fillLegend(el: HTMLElement, mode: ColourMode): void {
+  el.textContent = "";
+  for (const [name, colour] of legend(mode)) {
+    const item = h("span", { class: "hv-legend-item" });
+    const sw = h("span", { class: "hv-swatch" });
+    sw.style.background = colour;
+    item.append(sw, document.createTextNode(name));
+    el.appendChild(item);
+  }
+}
+
+/** The hover card: on document.body, so notebook chrome cannot clip it. */
+export class Tooltip {
+  readonly el = h("div", { class: "hv-tip", "data-hv": "tooltip", role: "tooltip" });
+
+  constructor() { document.body.appendChild(this.el); }
+
+  /** Show one line per [label, value]. */
+  show(lines: Array<[string, string]>): void {
+    this.el.textContent = "";
+    for (const [k, v] of lines) {
+      const row = h("div");
+      row.append(h("b", {}, k + " "), h("span", {}, v));
+      this.el.appendChild(row);
+    }
+    this.el.style.display = "block";
+  }
+
+  hide(): void { this.el.style.display = "none"; }
+
+  /** Place the card by the pointer, inside the window. */
+  move(ev: MouseEvent): void {
+    if (this.el.style.display !== "block") return;
+    const w = this.el.offsetWidth, ht = this.el.offsetHeight;
+    const x = Math.min(ev.clientX + 14, window.innerWidth - w - 4);
+    const y = ev.clientY + 18 + ht > window.innerHeight ? ev.clientY - ht - 10 : ev.clientY + 18;
+    this.el.style.left = `${Math.max(0, x)}px`;
+    this.el.style.top = `${Math.max(0, y)}px`;
+  }
+
+  remove(): void { this.el.remove(); }
+}
