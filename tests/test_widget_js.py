@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _replay_streams import XSS_TEXT, finding5
 
 from harmony_viz.scanner import ContentDelta
 from harmony_viz.trace import Trace
-from _replay_streams import XSS_TEXT, finding5
 
 ROOT = Path(__file__).resolve().parents[1]
 JS = ROOT / "js"
@@ -94,7 +94,7 @@ def test_frontend_logic_matches_the_python_trace(enc, corpus_dir, tmp_path: Path
     build = subprocess.run(["npm", "run", "--silent", "build:test"], cwd=JS, capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
     env = {**os.environ, "HV_FIXTURES": str(tmp_path)}
-    run = subprocess.run([node, "--test", "test/"], cwd=JS, capture_output=True, text=True, env=env, timeout=300)
+    run = subprocess.run([node, "--test", "test/replay.test.mjs"], cwd=JS, capture_output=True, text=True, env=env, timeout=300)
     out = run.stdout + run.stderr
     assert run.returncode == 0, out[-6000:]
     # the fixture tests really ran, next to the pure-logic unit tests

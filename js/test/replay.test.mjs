@@ -1,11 +1,11 @@
-// Unit tests of the frontend's pure logic. Run: npm test (pytest runs them too, with fixtures
+// Unit tests of the replay's pure logic. Run: npm test (pytest runs them too, with fixtures
 // written by the Python side in HV_FIXTURES, so the browser's reading of a trace is checked
 // against the Python trace that made it).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import * as hv from "../build/pure.mjs";
+import * as hv from "../build/replay.mjs";
 
 function column(dtype, values, delta = false) {
   const size = { u1: 1, i1: 1, u2: 2, i2: 2, u4: 4, i4: 4 }[dtype];
@@ -98,6 +98,7 @@ for (const file of fixtures) {
       assert.deepEqual(got, ws.events, `step ${s} events`);
       for (const [field, value] of Object.entries(ws.snapshot)) assert.deepEqual(d.snapshotField(field, s), value, `step ${s} ${field}`);
       ws.content.forEach((text, mi) => assert.equal(d.contentAt(mi, s, 1e9).text, text, `step ${s} message ${mi}`));
+      assert.equal(d.diagnosticCount(s), ws.snapshot.diagnostics, `step ${s} diagnostics so far`);
     });
     for (const [t, m] of want.message_of_token) assert.equal(d.messageOfToken(t)?.index ?? -1, m, `token ${t} message`);
     for (const [t, s] of want.step_of_token) assert.equal(d.stepOfToken(t), s, `token ${t} step`);
