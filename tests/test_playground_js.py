@@ -8,30 +8,15 @@ helpers against them, beside its own unit tests.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
+from _js import node, run_node_tests
 
 from harmony_viz import playground
 from harmony_viz._playground._convert import parse_ids_text
 
-ROOT = Path(__file__).resolve().parents[1]
-JS = ROOT / "js"
 UNIT_TESTS = 9  # the fixed-input tests in playground.test.mjs
 FIXTURE_TESTS = 4  # the tests that read HV_PG_FIXTURES
-
-
-def _node() -> str:
-    node = shutil.which("node")
-    if node is None or not (JS / "node_modules" / ".bin" / "esbuild").exists():
-        why = "node and js/node_modules are needed (cd js && npm install)"
-        if os.environ.get("CI") or os.environ.get("HARMONY_VIZ_REQUIRE_BROWSER"):
-            pytest.fail(why + "; CI installs them with the package")
-        pytest.skip(why)
-    return node
 
 
 def _marks(n: int, diagnostics: list[dict]) -> list[int]:
@@ -55,7 +40,7 @@ def _states(ops: list[dict], n_ref: int, n_model: int) -> dict:
 
 
 def test_pure_helpers_agree_with_python(tmp_path: Path) -> None:
-    node = _node()
+    node()  # skip early, before the presets are built
     streams, owners, marks = [], [], []
     for name in ("tool-call", "sample-bad-channel"):
         w = playground(preset=name)
@@ -81,12 +66,6 @@ def test_pure_helpers_agree_with_python(tmp_path: Path) -> None:
     }
     cases = {"streams": streams, "ids": ids_inputs, "diff": w._diff, "msgs": w.messages}
     (tmp_path / "cases.json").write_text(json.dumps({"cases": cases, "expected": expected}), encoding="utf-8")
-    build = subprocess.run(["npm", "run", "--silent", "build:test"], cwd=JS, capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr
-    env = {**os.environ, "HV_PG_FIXTURES": str(tmp_path)}
-    run = subprocess.run([node, "--test", "test/playground.test.mjs"], cwd=JS, capture_output=True, text=True, env=env,
-                         timeout=300)
-    out = run.stdout + run.stderr
-    assert run.returncode == 0, out[-6000:]
+    out = run_node_tests("test/playground.test.mjs", {"HV_PG_FIXTURES": str(tmp_path)})
     # the preset checks really ran, next to the unit tests
     assert f"# pass {UNIT_TESTS + FIXTURE_TESTS}" in out, out[-2000:]

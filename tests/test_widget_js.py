@@ -7,30 +7,14 @@ events, state and message text with what the Python trace recorded from the real
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
-import pytest
+from _js import node, run_node_tests
 from _replay_streams import XSS_TEXT, finding5
 
 from harmony_viz.scanner import ContentDelta
 from harmony_viz.trace import Trace
-
-ROOT = Path(__file__).resolve().parents[1]
-JS = ROOT / "js"
-
-
-def _node() -> str:
-    node = shutil.which("node")
-    if node is None or not (JS / "node_modules" / ".bin" / "esbuild").exists():
-        why = "node and js/node_modules are needed (cd js && npm install)"
-        if os.environ.get("CI") or os.environ.get("HARMONY_VIZ_REQUIRE_BROWSER"):
-            pytest.fail(why + "; CI installs them with the package")
-        pytest.skip(why)
-    return node
 
 
 def _expected(trace: Trace) -> dict:
@@ -69,7 +53,7 @@ def _expected(trace: Trace) -> dict:
 
 
 def test_frontend_logic_matches_the_python_trace(enc, corpus_dir, tmp_path: Path) -> None:
-    node = _node()
+    node()  # skip early, before the fixtures are written
     streams = {
         "xss": XSS_TEXT,
         "tool_call": finding5(corpus_dir, "cyberthreat-17")[-3000:],
@@ -91,11 +75,6 @@ def test_frontend_logic_matches_the_python_trace(enc, corpus_dir, tmp_path: Path
             (tmp_path / f"{stem}.bin").write_bytes(buf)
             (tmp_path / f"{stem}.expected.json").write_text(json.dumps(_expected(trace)), encoding="utf-8")
             n += 1
-    build = subprocess.run(["npm", "run", "--silent", "build:test"], cwd=JS, capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr
-    env = {**os.environ, "HV_FIXTURES": str(tmp_path)}
-    run = subprocess.run([node, "--test", "test/replay.test.mjs"], cwd=JS, capture_output=True, text=True, env=env, timeout=300)
-    out = run.stdout + run.stderr
-    assert run.returncode == 0, out[-6000:]
+    out = run_node_tests("test/replay.test.mjs", {"HV_FIXTURES": str(tmp_path)})
     # the fixture tests really ran, next to the pure-logic unit tests
     assert f"# pass {n + 8}" in out, out[-2000:]
