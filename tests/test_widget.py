@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 import traitlets
+from _replay_streams import XSS_TEXT, finding5
 
+from harmony_viz import ReplayWidget, replay
 from harmony_viz.cli import main
 from harmony_viz.trace import Trace
-from harmony_viz import ReplayWidget, replay
-from _replay_streams import XSS_TEXT, finding5
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -163,7 +163,7 @@ def test_js_and_python_versions_agree() -> None:
     package = json.loads((ROOT / "js" / "package.json").read_text(encoding="utf-8"))
     assert package["version"] == harmony_viz.__version__
     # the payload layout: Python writes the version the frontend reads
-    source = (ROOT / "js" / "src" / "trace.ts").read_text(encoding="utf-8")
+    source = (ROOT / "js" / "src" / "replay" / "trace.ts").read_text(encoding="utf-8")
     assert f"export const FORMAT_VERSION = {FORMAT_VERSION};" in source
 
 

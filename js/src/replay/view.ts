@@ -1,5 +1,6 @@
 // The replay view: the controls (step, play, chunking, colour) around the panels it composes.
 // All model text goes through textContent, never innerHTML: token text is data, not markup.
+import { ROW_H } from "../shared/constants";
 import { fillLegend, h } from "../shared/dom";
 import type { ColourMode } from "../shared/labels";
 import { stepLabel } from "./layout";
@@ -52,6 +53,7 @@ export class ReplayView {
     this.tokens = new TokensPanel(model, () => this.followPanels());
     this.api = new ApiPanel(model, this.actions);
     this.root = h("div", { class: "hv-root hv-by-channel", tabindex: "0", "data-hv": "root" });
+    this.root.style.setProperty("--hv-row-h", `${ROW_H}px`);  // the stylesheet's row height is this constant
     el.appendChild(this.root);
     this.build();
     this.load();

@@ -1,8 +1,8 @@
 // Numbers the stylesheets (widget.css, playground.css) or the encoding fix: change them together.
 
-/** Height of one row of token chips, in px: widget.css `.hv-row { height; line-height }`. */
+/** Height of one row of token chips, in px; the replay sets widget.css's `--hv-row-h` from it. */
 export const ROW_H = 22;
-/** Mean width of one chip character in px (12px monospace plus the chip's padding share), for packing rows. */
+/** Mean width of one chip character in px (widget.css `.hv-tok`: 12px monospace, plus the chip's padding share), for packing rows. */
 export const CHAR_W = 8.6;
 /** Width of the token pane that rows cannot use (padding and scroll bar), in px. */
 export const PANE_PAD = 24;
