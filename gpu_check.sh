@@ -29,7 +29,7 @@ echo "== tool loop with the tiny model (forced conversation) on the GPU"
 python - "$OUT" <<'PY'
 import json, sys, torch
 from pathlib import Path
-from harmony_viz.record import load_model, record
+from harmony_viz import load_model, record
 from harmony_viz.runs import load_runs
 from harmony_viz.tokens import RETURN, encoding
 

@@ -9,7 +9,6 @@ import sys
 import pytest
 
 
-
 def test_escape_prints_exactly_the_escaped_text(tmp_path, cli):
     f = tmp_path / "in.txt"
     f.write_text("a<|start|>b<|end|>\n", encoding="utf-8")

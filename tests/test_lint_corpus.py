@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harmony_viz.lint import lint
+from harmony_viz._lint import lint
 
 TOOLS = [{"type": "function", "function": {"name": "report_back_to_reception", "parameters": {"type": "object", "properties": {"msg": {"type": "string"}}, "required": ["msg"]}}}]
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harmony_viz.lint import lint, tools_from_json
+from harmony_viz._lint import lint, tools_from_json
 
 oh = pytest.importorskip("openai_harmony")
 
@@ -228,12 +228,12 @@ def test_without_declared_tools_only_the_form_is_checked():
 
 
 def test_package_name_and_lazy_imports():
-    """``harmony_viz.lint`` stays callable after the package is imported, and loads nothing heavy."""
+    """``harmony_viz.lint`` stays the function after its package is imported, and loads nothing heavy."""
     import subprocess
     import sys
 
     code = (
-        "import sys, harmony_viz, harmony_viz.lint\n"
+        "import sys, harmony_viz, harmony_viz._lint\n"
         "print([d.code for d in harmony_viz.lint('<|start|>assistant<|channel|>final<|message|>hi<|end|>')])\n"
         "print(sorted(m for m in ('pandas', 'plotly', 'torch', 'jsonschema', 'anywidget') if m in sys.modules))\n"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harmony_viz.lint import declared_tools, lint, lint_prompt
+from harmony_viz._lint import declared_tools, lint, lint_prompt
 
 oh = pytest.importorskip("openai_harmony")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from _templates import DATE, WEATHER, call, real_template, request
 
-from harmony_viz.lint import CODES, lint
+from harmony_viz._lint import CODES, lint
 from harmony_viz.templates import render_ours, render_template
 from harmony_viz.tokens import encoding
 

@@ -8,7 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harmony_viz.lint import DeclaredTool, ToolParseError, tools_from_json, tools_from_typescript
+from harmony_viz._lint import (
+    DeclaredTool,
+    ToolParseError,
+    tools_from_json,
+    tools_from_typescript,
+)
 
 openai_harmony = pytest.importorskip("openai_harmony")
 
@@ -203,7 +208,7 @@ def test_bad_typescript_names_the_line():
         tools_from_typescript("namespace functions {\ntype f = (_: {\nwhen: Date,\n}) => any;\n} // namespace functions")
 
 
-@pytest.mark.parametrize("module", ["harmony_viz.lint", "harmony_viz.lint._typescript"])
+@pytest.mark.parametrize("module", ["harmony_viz._lint", "harmony_viz._lint._typescript"])
 def test_docstring_examples(module):
     import doctest
     import importlib

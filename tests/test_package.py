@@ -20,10 +20,57 @@ def test_import_is_light():
     assert out.strip() == "[]"
 
 
-def test_public_names_resolve():
+def test_public_names_resolve_to_what_their_module_defines():
+    import importlib
+
     assert harmony_viz.__all__ == sorted(harmony_viz.__all__)
+    assert len(harmony_viz.__all__) <= 40  # the notebook verbs, not every name (issue 16)
     for name in harmony_viz.__all__:
-        assert getattr(harmony_viz, name) is not None, name
+        if name == "__version__":
+            continue
+        home = importlib.import_module(harmony_viz._EXPORTS[name])
+        assert getattr(harmony_viz, name) is getattr(home, name), name
+
+
+def test_the_verbs_are_functions_and_the_groups_are_packages():
+    import types
+
+    for verb in ("replay", "playground", "record", "lint", "capture", "render_conversation", "load_runs"):
+        assert callable(getattr(harmony_viz, verb)) and not isinstance(getattr(harmony_viz, verb), types.ModuleType), verb
+    for group in ("scanner", "projections", "render", "tokens", "leak", "runs", "trace", "servers", "templates"):
+        assert isinstance(getattr(harmony_viz, group), types.ModuleType), group
+    assert harmony_viz.scanner.scan is not None and harmony_viz.projections.chat_completion is not None
+
+
+def test_moved_names_still_work_with_a_warning():
+    import pytest
+
+    with pytest.warns(DeprecationWarning, match="harmony_viz.scan moved to harmony_viz.scanner.scan"):
+        scan = harmony_viz.scan
+    from harmony_viz.scanner import scan as home
+
+    assert scan is home
+
+
+def test_old_import_paths_work_and_never_shadow_the_verbs():
+    """`from harmony_viz.record import …` (today's notebooks) keeps working, and `hv.record` stays the function."""
+    code = (
+        "import warnings, types; warnings.simplefilter('error', DeprecationWarning)\n"
+        "import harmony_viz as hv\n"
+        "caught = []\n"
+        "for path, name in (('harmony_viz.record', 'make_tiny_model'), ('harmony_viz.lint', 'tools_from_json'), ('harmony_viz.playground', 'PRESETS')):\n"
+        "    try:\n"
+        "        exec(f'from {path} import {name}')\n"
+        "    except DeprecationWarning as w:\n"
+        "        caught.append(str(w))\n"
+        "warnings.simplefilter('ignore')\n"
+        "from harmony_viz.record import make_tiny_model\n"
+        "import harmony_viz.lint\n"
+        "print(len(caught), callable(hv.record), callable(hv.lint), callable(hv.playground), not isinstance(hv.lint, types.ModuleType))\n"
+        "print(make_tiny_model is hv.make_tiny_model)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["3", "True", "True", "True", "True", "True"]
 
 
 def test_unknown_attribute_is_an_attribute_error():

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import traitlets
 
+from harmony_viz._playground import PRESETS, PlaygroundWidget, playground
+from harmony_viz._playground._convert import conversation_from_scan, render
 from harmony_viz.data import sample_path
-from harmony_viz.playground import PRESETS, PlaygroundWidget, playground
-from harmony_viz.playground._convert import conversation_from_scan, render
 from harmony_viz.render import Conversation, Message, RenderError
 from harmony_viz.runs import load_runs
 from harmony_viz.scanner import scan
@@ -89,7 +89,7 @@ def test_messages_tokens_messages_on_conversation_presets(name: str, reference_e
 
 @pytest.mark.parametrize("name", STREAM_PRESETS)
 def test_sample_streams_are_kept_then_an_edit_renders(name: str, reference_encoding) -> None:
-    from harmony_viz.playground._presets import _sample_tokens
+    from harmony_viz._playground._presets import _sample_tokens
 
     w = playground(preset=name)
     raw = list(_sample_tokens(*{"sample-missing-message": ("finding5_runs/cyberthreat-24.json", 0),
@@ -309,7 +309,7 @@ def test_from_python_sources(enc) -> None:
 
 
 def test_importing_harmony_viz_loads_no_widget_machinery() -> None:
-    code = ("import sys, harmony_viz, harmony_viz.playground as p; p.PRESETS; "
+    code = ("import sys, harmony_viz, harmony_viz._playground as p; p.PRESETS; "
             "print(sorted(m for m in ('anywidget', 'ipywidgets', 'pandas', 'torch') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"

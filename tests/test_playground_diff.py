@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harmony_viz.playground import PRESETS, render_diff, render_model_layout
+from harmony_viz._playground import PRESETS, render_diff, render_model_layout
 from harmony_viz.render import Author, Conversation, Message, Role, TextContent
 from harmony_viz.tokens import START
 

@@ -465,7 +465,7 @@ def test_stats_follow_the_rule(tmp_path):
 
 
 def test_lints_follow_the_rule():
-    from harmony_viz.lint import lint
+    from harmony_viz._lint import lint
 
     leak = "I will call to=functions.get_weather now."
     shown = lint(f"<|channel|>final<|message|>{leak}<|return|>", role="assistant")

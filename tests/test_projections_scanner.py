@@ -10,12 +10,19 @@ import json
 import re
 
 import pytest
+from test_projections import (  # noqa: E402
+    ANALYSIS,
+    CALL_ARGS,
+    PREAMBLE,
+    SEED_001,
+    encode,
+    ntok,
+    reference_steps,
+)
 
 from harmony_viz.cli import main
 from harmony_viz.projections import chat_completion, project_for_cli, response, usage
 from harmony_viz.scanner import Scanner, assemble
-
-from test_projections import ANALYSIS, CALL_ARGS, PREAMBLE, SEED_001, encode, ntok, reference_steps  # noqa: E402
 
 
 def scan_steps(source, role="assistant", size=None):

@@ -18,7 +18,7 @@ pytest.importorskip("transformers")
 
 import openai_harmony as oh  # noqa: E402
 
-from harmony_viz.record import (  # noqa: E402
+from harmony_viz._record import (  # noqa: E402
     ModelLoadError,
     Sampling,
     Tool,
@@ -361,8 +361,8 @@ def test_sampling_with_a_seed_is_reproducible(tiny) -> None:  # noqa: ANN001
 
 def test_the_replay_widget_follows_a_recording_live(tiny, oracle) -> None:  # noqa: ANN001
     """The real ReplayWidget as ``live=``: it ends showing the whole recorded stream, at its last step."""
-    from harmony_viz.trace import Trace
     from harmony_viz import replay
+    from harmony_viz.trace import Trace
 
     script = continuation(oracle, [ANALYSIS_1, CALL_1]) + continuation(oracle, [FINAL], stop=RETURN)
     widget = replay([])

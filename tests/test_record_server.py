@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from harmony_viz._record import PromptSpec, ServerOptions, record, record_server_batch
 from harmony_viz.cli import main
-from harmony_viz.record import PromptSpec, ServerOptions, record, record_server_batch
 from harmony_viz.runs import load_runs, run_usage
 from harmony_viz.tokens import encoding
 

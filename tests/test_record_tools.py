@@ -11,7 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harmony_viz.record import CalculatorError, Tool, ToolRegistry, demo_tools, evaluate
+from harmony_viz._record import (
+    CalculatorError,
+    Tool,
+    ToolRegistry,
+    demo_tools,
+    evaluate,
+)
 
 
 @pytest.mark.parametrize(
@@ -101,8 +107,8 @@ def test_tool_definitions_are_checked() -> None:
 
 def test_importing_the_recorder_does_not_import_torch_or_transformers() -> None:
     code = (
-        "import sys, harmony_viz, harmony_viz.record; "
-        "harmony_viz.record.demo_tools(); harmony_viz.make_tiny_model; harmony_viz.record_batch; "
+        "import sys, harmony_viz, harmony_viz._record; "
+        "harmony_viz._record.demo_tools(); harmony_viz.make_tiny_model; harmony_viz.record_batch; "
         "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -113,7 +119,7 @@ def test_a_missing_extra_says_how_to_install_it(tmp_path) -> None:
     # A None entry in sys.modules makes `import torch` fail, as on a machine without it.
     code = (
         "import sys; sys.modules['torch'] = None\n"
-        "from harmony_viz.record import make_tiny_model, MissingExtraError\n"
+        "from harmony_viz._record import make_tiny_model, MissingExtraError\n"
         f"try:\n    make_tiny_model({str(tmp_path / 'm')!r})\n"
         "except MissingExtraError as exc:\n    print(exc)\n"
     )

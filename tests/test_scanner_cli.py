@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-
 GOLDEN = Path(__file__).parent / "golden"
 
 

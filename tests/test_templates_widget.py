@@ -16,8 +16,8 @@ from _templates import (
 )
 from hypothesis import given
 
+from harmony_viz._playground import PlaygroundWidget
 from harmony_viz.cli import main
-from harmony_viz.playground import PlaygroundWidget
 from harmony_viz.render import (
     RenderError,
     conversation_from_chat,

@@ -9,8 +9,8 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from harmony_viz.record import make_tiny_model  # noqa: E402
-from harmony_viz.record._tokenizer import _merge_of  # noqa: E402
+from harmony_viz._record import make_tiny_model  # noqa: E402
+from harmony_viz._record._tokenizer import _merge_of  # noqa: E402
 from harmony_viz.tokens import SPECIAL_TOKENS, encoding  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

@@ -6,13 +6,13 @@ import json
 
 import numpy as np
 import pytest
+from _replay_streams import XSS_TEXT, finding5, long_ids, rft
 from hypothesis import given
 from hypothesis import strategies as st
 
 from harmony_viz.scanner import ContentDelta, MessageEnd, MessageStart, Scanner
 from harmony_viz.trace import Chunking, SourceError, Trace, parse_chunking, tokens_of
 from harmony_viz.trace._chunking import text_chunks, token_chunks
-from _replay_streams import XSS_TEXT, finding5, long_ids, rft
 
 TOKEN_CHUNKINGS = ["token", "every:3", "every:1000", "random:0", "random:5:2"]
 TEXT_CHUNKINGS = ["chars:1", "chars:7", "bytes:1", "bytes:5", "server", "server:3"]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from harmony_viz import replay
 from harmony_viz.tokens import encoding
 from harmony_viz.trace import Trace
-from harmony_viz import replay
 
 STREAM = (
     "<|start|>user<|message|>Weather in Paris?<|end|>"

@@ -40,7 +40,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def load_tools(path: str) -> list[Any]:
-    from harmony_viz.lint import ToolParseError, tools_from_json
+    from harmony_viz._lint import ToolParseError, tools_from_json
 
     text = read_input(path)
     try:
@@ -72,9 +72,14 @@ def _source(text: str, path: str) -> tuple[Any, list[Any] | None]:
 
 
 def _render(data: Mapping[str, Any], path: str) -> tuple[str, list[Any]]:
+    from harmony_viz._lint import ToolParseError, tools_from_json
     from harmony_viz.cli._render import detect_form
-    from harmony_viz.lint import ToolParseError, tools_from_json
-    from harmony_viz.render import Conversation, RenderError, conversation_from_chat, render_text
+    from harmony_viz.render import (
+        Conversation,
+        RenderError,
+        conversation_from_chat,
+        render_text,
+    )
 
     try:
         conv = conversation_from_chat(dict(data)) if detect_form(data) == "chat" else Conversation.from_json(dict(data))
@@ -89,7 +94,7 @@ def _render(data: Mapping[str, Any], path: str) -> tuple[str, list[Any]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.lint import lint
+    from harmony_viz._lint import lint
 
     text = read_input(args.file)
     source, json_tools = _source(text, args.file)

@@ -33,7 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.record import MissingExtraError, make_tiny_model
+    from harmony_viz._record import MissingExtraError, make_tiny_model
 
     try:
         out = make_tiny_model(args.dir, hidden_size=args.hidden_size, layers=args.layers, experts=args.experts, seed=args.seed)

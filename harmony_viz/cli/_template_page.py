@@ -12,7 +12,7 @@ from harmony_viz.cli._common import CLIError, read_input
 
 def run_template_page(args: argparse.Namespace) -> int:
     """Write the page for ``args.file`` (a Chat Completions request) against ``args.template``."""
-    from harmony_viz.playground._template_diff import (
+    from harmony_viz._playground._template_diff import (
         comparison_json,
         template_page_html,
     )

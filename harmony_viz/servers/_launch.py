@@ -52,7 +52,7 @@ def default_model_dir() -> Path:
 
 def ensure_model(folder: Path | None) -> Path:
     """The tiny servable model in ``folder`` (the cache folder when None), made when missing."""
-    from harmony_viz.record import make_tiny_model
+    from harmony_viz._record import make_tiny_model
 
     folder = folder or default_model_dir()
     if (folder / "config.json").is_file() and (folder / "tokenizer.json").is_file():

@@ -44,7 +44,7 @@ def _function_tools(dev: DeveloperContent) -> list[dict[str, Any]]:
 
 def _developer_text(text: str) -> tuple[str | None, list[dict[str, Any]]]:
     """Instructions and function tools read back from a rendered developer message."""
-    from harmony_viz.lint import ToolParseError, tools_from_typescript
+    from harmony_viz._lint import ToolParseError, tools_from_typescript
 
     head, _sep, _rest = text.partition(_TOOLS)
     instructions = head[len(_INSTRUCTIONS):].strip("\n") if head.startswith(_INSTRUCTIONS) else (head.strip() or None)

@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from _lab import open_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

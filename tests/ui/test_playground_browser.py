@@ -6,12 +6,11 @@ import json
 import re
 
 import pytest
-
-from harmony_viz.playground import playground
-from harmony_viz.playground._convert import render
-from harmony_viz.render import Conversation
-
 from _lab import lab_notebook, wait_for_kernel
+
+from harmony_viz._playground import playground
+from harmony_viz._playground._convert import render
+from harmony_viz.render import Conversation
 
 pytestmark = pytest.mark.browser
 

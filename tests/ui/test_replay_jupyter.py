@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from _lab import lab_notebook, wait_for_kernel
+from _replay_streams import XSS_TEXT, finding5
 
 from harmony_viz.trace import Trace, tokens_of
-from _replay_streams import XSS_TEXT, finding5
 
 pytestmark = pytest.mark.browser
 

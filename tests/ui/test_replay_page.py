@@ -6,10 +6,10 @@ import re
 from pathlib import Path
 
 import pytest
+from _replay_streams import XSS_TEXT, finding5
 
 from harmony_viz._replay import page_html
 from harmony_viz.trace import Trace, tokens_of
-from _replay_streams import XSS_TEXT, finding5
 
 pytestmark = pytest.mark.browser
 

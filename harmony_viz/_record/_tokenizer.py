@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from harmony_viz.record._deps import require
+from harmony_viz._record._deps import require
 from harmony_viz.tokens import _PAT_STR, RETURN, SPECIAL_TOKENS, encoding
 
 # A cache key: change it when the output of build_tokenizer_json changes.

@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from harmony_viz.lint._codes import diagnostic
-from harmony_viz.lint._tools import DeclaredTool
-from harmony_viz.lint._view import MessageView
+from harmony_viz._lint._codes import diagnostic
+from harmony_viz._lint._tools import DeclaredTool
+from harmony_viz._lint._view import MessageView
 from harmony_viz.scanner._events import Diagnostic
 
 _ENTITY_RE = re.compile(r"&(?:amp|lt|gt|quot|apos|nbsp|#\d{1,6}|#x[0-9a-fA-F]{1,6});")

@@ -31,7 +31,7 @@ class StreamView:
 
 def read_stream(tokens: Sequence[int]) -> StreamView:
     """Scan ``tokens`` and lint them; diagnostics are sorted by position, the scanner's first on ties."""
-    from harmony_viz.lint import lint
+    from harmony_viz._lint import lint
 
     result = scan(list(tokens))
     found = [(d, "scanner") for d in result.diagnostics]

@@ -10,8 +10,7 @@ import anywidget
 import traitlets
 from ipywidgets import widget_serialization
 
-from harmony_viz._static import asset
-from harmony_viz.playground._convert import (
+from harmony_viz._playground._convert import (
     check_tokens,
     coerce_conversation,
     conversation_from_scan,
@@ -20,11 +19,17 @@ from harmony_viz.playground._convert import (
     parse_ids_text,
     render,
 )
-from harmony_viz.playground._diff import RenderDiff, render_diff
-from harmony_viz.playground._presets import PRESETS, preset as find_preset
-from harmony_viz.playground._stream import CONTROL_TOKENS, pieces, read_stream, stream_json
+from harmony_viz._playground._diff import RenderDiff, render_diff
+from harmony_viz._playground._presets import PRESETS
+from harmony_viz._playground._presets import preset as find_preset
+from harmony_viz._playground._stream import (
+    CONTROL_TOKENS,
+    pieces,
+    read_stream,
+    stream_json,
+)
+from harmony_viz._static import asset
 from harmony_viz.render import Conversation, RenderError
-
 
 
 class PlaygroundWidget(anywidget.AnyWidget):
@@ -74,7 +79,9 @@ class PlaygroundWidget(anywidget.AnyWidget):
             try:
                 conv = coerce_conversation(source)
             except RenderError as exc:
-                from harmony_viz.trace import tokens_of  # a run record, or anything else replay accepts
+                from harmony_viz.trace import (
+                    tokens_of,  # a run record, or anything else replay accepts
+                )
 
                 try:
                     ids = tokens_of(source)
@@ -151,7 +158,7 @@ class PlaygroundWidget(anywidget.AnyWidget):
 
     def _diff_json(self) -> dict[str, Any]:
         if self.diff_layout == "template":
-            from harmony_viz.playground._template_diff import template_diff_json
+            from harmony_viz._playground._template_diff import template_diff_json
 
             return template_diff_json(self._conversation, self._chat_template)
         try:

@@ -11,10 +11,10 @@ import datetime
 import re
 from collections.abc import Sequence
 
-from harmony_viz.lint._codes import diagnostic
-from harmony_viz.lint._tools import DeclaredTool, ToolParseError
-from harmony_viz.lint._typescript import tools_from_typescript
-from harmony_viz.lint._view import MessageView, turns
+from harmony_viz._lint._codes import diagnostic
+from harmony_viz._lint._tools import DeclaredTool, ToolParseError
+from harmony_viz._lint._typescript import tools_from_typescript
+from harmony_viz._lint._view import MessageView, turns
 from harmony_viz.scanner._events import Diagnostic
 
 CHANNELS = ("analysis", "commentary", "final")

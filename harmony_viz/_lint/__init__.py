@@ -6,7 +6,7 @@ channel), or come from a prompt that makes the model fail (no ``commentary`` cha
 analysis of a pending tool call dropped). ``lint`` reports both as scanner-shaped
 Diagnostics, with spans pointing at the tokens responsible.
 
->>> from harmony_viz.lint import lint
+>>> from harmony_viz._lint import lint
 >>> text = ("<|start|>assistant<|channel|>commentary to=functions.get_wether"
 ...         '<|message|>{"city": "Paris"}<|call|>')
 >>> tools = [{"type": "function", "function": {"name": "get_weather",
@@ -17,14 +17,12 @@ Diagnostics, with spans pointing at the tokens responsible.
 
 from __future__ import annotations
 
-import sys
-import types
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harmony_viz.lint._codes import CODES
-from harmony_viz.lint._tools import DeclaredTool, ToolParseError, tools_from_json
-from harmony_viz.lint._typescript import tools_from_typescript
+from harmony_viz._lint._codes import CODES
+from harmony_viz._lint._tools import DeclaredTool, ToolParseError, tools_from_json
+from harmony_viz._lint._typescript import tools_from_typescript
 from harmony_viz.scanner._events import Diagnostic
 
 __all__ = [
@@ -45,7 +43,7 @@ Tools = Sequence[DeclaredTool] | Sequence[Mapping[str, Any]] | Mapping[str, Any]
 
 def _views(source: Any, role: str | None) -> list[Any]:
     """Message views of ``source`` (text, token ids or a ScanResult)."""
-    from harmony_viz.lint._view import build_views
+    from harmony_viz._lint._view import build_views
 
     if hasattr(source, "events") and hasattr(source, "messages"):
         # Already scanned: spans count characters when every piece is as long as its text.
@@ -92,9 +90,9 @@ def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, ch
     DeclaredTools) overrides the tools the prompt declares; with neither, calls are only
     checked for form. Sorted by position, then severity.
     """
-    from harmony_viz.lint._output import check_output
-    from harmony_viz.lint._prompt import check_prompt as prompt_checks
-    from harmony_viz.lint._prompt import prompt_tools
+    from harmony_viz._lint._output import check_output
+    from harmony_viz._lint._prompt import check_prompt as prompt_checks
+    from harmony_viz._lint._prompt import prompt_tools
 
     views = _views(source, role)
     declared = _coerce_tools(tools)
@@ -114,25 +112,10 @@ def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, ch
 
 def lint_prompt(source: Any, *, role: str | None = None) -> list[Diagnostic]:
     """Only the prompt checks, for a rendered conversation or a prompt token stream."""
-    from harmony_viz.lint._prompt import check_prompt
+    from harmony_viz._lint._prompt import check_prompt
 
     return _sorted(check_prompt(_views(source, role)))
 
 
 def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:
     return sorted(diags, key=lambda d: (d.start, d.end, _SEVERITY_ORDER[d.severity], d.code))
-
-
-class _CallableModule(types.ModuleType):
-    """``harmony_viz.lint`` is both this package and the function exported under that name.
-
-    Importing the package sets ``harmony_viz.lint`` to the module, replacing the lazily
-    exported function; making the module callable keeps ``harmony_viz.lint(text)`` working
-    whichever happened first.
-    """
-
-    def __call__(self, source: Any, **kwargs: Any) -> list[Diagnostic]:
-        return lint(source, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

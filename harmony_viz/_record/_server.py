@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.record._loop import ToolCallRecord
-from harmony_viz.record._prompts import PromptSpec, done_run_ids, run_id_of
-from harmony_viz.record._server_run import Turn, stitch
-from harmony_viz.record._tools import ToolRegistry
+from harmony_viz._record._loop import ToolCallRecord
+from harmony_viz._record._prompts import PromptSpec, done_run_ids, run_id_of
+from harmony_viz._record._server_run import Turn, stitch
+from harmony_viz._record._tools import ToolRegistry
 from harmony_viz.runs import Run, RunMetadata, append_run
 
 __all__ = ["Failure", "ServerBatch", "ServerOptions", "record_server", "record_server_batch"]
@@ -181,7 +181,7 @@ async def _batch(server: str, todo: list[tuple[PromptSpec, int]], options: Serve
 
 
 async def _record_one(client: Any, server: str, spec: PromptSpec, sample: int, run_id: str, options: ServerOptions) -> Run:
-    from harmony_viz.record._record import resolve_tools
+    from harmony_viz._record._record import resolve_tools
     from harmony_viz.servers._answer import from_chat_chunks
 
     effort = spec.reasoning_effort or options.reasoning_effort

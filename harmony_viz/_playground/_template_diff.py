@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from harmony_viz.playground._stream import pieces
+from harmony_viz._playground._stream import pieces
 from harmony_viz.render import Conversation
 from harmony_viz.templates import ChatTemplate, LensError, TemplateComparison, compare
 from harmony_viz.templates._from_conversation import request_from_conversation

@@ -20,10 +20,15 @@ import difflib
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from harmony_viz.render import Conversation, DeveloperContent, Message, Role, render_message
+from harmony_viz._playground._convert import RENDER_OPTIONS, render
+from harmony_viz.render import (
+    Conversation,
+    DeveloperContent,
+    Message,
+    Role,
+    render_message,
+)
 from harmony_viz.tokens import CHANNEL, MESSAGE, RETURN, START, encoding
-
-from harmony_viz.playground._convert import RENDER_OPTIONS, render
 
 Tag = Literal["equal", "replace", "delete", "insert"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harmony_viz.record._calc import evaluate
+from harmony_viz._record._calc import evaluate
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ import json
 import re
 from typing import Any
 
-from harmony_viz.lint._tools import DeclaredTool, ToolParseError
+from harmony_viz._lint._tools import DeclaredTool, ToolParseError
 
 __all__ = ["tools_from_typescript"]
 

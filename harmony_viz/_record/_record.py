@@ -9,11 +9,11 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Union
 
-from harmony_viz.record._generate import Sampling, generate_segment
-from harmony_viz.record._loop import Recording, run_loop
-from harmony_viz.record._model import LoadedModel, load_model
-from harmony_viz.record._prompt import build_conversation, render_prompt, today
-from harmony_viz.record._tools import Tool, ToolRegistry, demo_tools
+from harmony_viz._record._generate import Sampling, generate_segment
+from harmony_viz._record._loop import Recording, run_loop
+from harmony_viz._record._model import LoadedModel, load_model
+from harmony_viz._record._prompt import build_conversation, render_prompt, today
+from harmony_viz._record._tools import Tool, ToolRegistry, demo_tools
 from harmony_viz.runs import EFFORTS, Run, RunMetadata, append_run
 
 ModelLike = Union[str, "os.PathLike[str]", LoadedModel]
@@ -71,7 +71,7 @@ def record(
 
     With ``server`` (a base URL such as ``http://127.0.0.1:8000/v1``) the run is recorded
     through that OpenAI-compatible server instead, ``model`` being the name it serves (see
-    :func:`harmony_viz.record.record_server_batch` for many prompts at once).
+    :func:`harmony_viz._record.record_server_batch` for many prompts at once).
 
     ``model`` is a hub id, a local folder or a ``LoadedModel`` (load once with
     ``load_model`` to record many prompts). The prompt is rendered by our renderer, so
@@ -92,7 +92,7 @@ def record(
     the model did not choose; ``metadata["harness_spans"]`` lists them.
     """
     if server is not None:
-        from harmony_viz.record._server import ServerOptions, record_server
+        from harmony_viz._record._server import ServerOptions, record_server
 
         options = ServerOptions(model=str(model), reasoning_effort=check_effort(effort), tools=tools, instructions=instructions,
                                 max_tokens=max_new_tokens, max_turns=max_turns, temperature=temperature, top_p=top_p, seed=seed)  # fmt: skip
@@ -188,7 +188,7 @@ def record_batch(
 def _live_hook(live: Any, run_id: str, prompt_ids: Sequence[int]) -> Any:
     if live is None:
         return None
-    from harmony_viz.record._live import follow
+    from harmony_viz._record._live import follow
 
     return follow(live, run_id, prompt_ids)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.record._deps import require
+from harmony_viz._record._deps import require
 
 # Above this many parameters a model "needs a GPU": running it on CPU takes minutes per
 # token and tens of GB of RAM, so it is only done when asked for with device="cpu".
@@ -185,7 +185,10 @@ def _choose_dtype(torch: Any, dtype: str, device: str, params: int) -> Any:
 
 def _mxfp4_kernels_usable(torch: Any) -> bool:
     """The same conditions transformers checks before keeping MXFP4 weights on a GPU."""
-    from transformers.utils.import_utils import is_kernels_available, is_triton_available
+    from transformers.utils.import_utils import (
+        is_kernels_available,
+        is_triton_available,
+    )
 
     return torch.cuda.get_device_capability() >= (7, 5) and is_triton_available("3.4.0") and is_kernels_available()
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Iterable
 
-from harmony_viz.record._tools import Tool, ToolResult
+from harmony_viz._record._tools import Tool, ToolResult
 from harmony_viz.render import (
     Author,
     Conversation,

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harmony_viz.record._generate import Segment
-from harmony_viz.record._prompt import render_tool_turn
-from harmony_viz.record._tools import ToolRegistry, ToolResult, failure
+from harmony_viz._record._generate import Segment
+from harmony_viz._record._prompt import render_tool_turn
+from harmony_viz._record._tools import ToolRegistry, ToolResult, failure
 
 StopReason = Literal["return", "token_limit", "turn_limit", "eos", "malformed_call"]
 
