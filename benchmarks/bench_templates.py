@@ -71,13 +71,7 @@ def _phase(name: str, data: str, template_path: str, limit: int, out: mp.Queue) 
 
     import transformers.utils.chat_template_utils  # noqa: F401  (the floor holds what every phase loads)
 
-    from harmony_viz.templates import (
-        DatasetSummary,
-        check_requests,
-        load_template,
-        read_requests,
-        render_template,
-    )
+    from harmony_viz.templates import DatasetSummary, check_requests, load_template, read_requests, render_template
     from harmony_viz.tokens import encoding
 
     encoding()  # the o200k vocabulary, ~100 MiB, loaded once whatever the row count

@@ -7,15 +7,7 @@ import re
 
 import pytest
 
-from harmony_viz.charts import (
-    STACK_KINDS,
-    diagnostics_by_code,
-    reasoning_share_by,
-    reasoning_vs_final,
-    save_report,
-    token_shares,
-    tokens_per_second,
-)
+from harmony_viz.charts import STACK_KINDS, diagnostics_by_code, reasoning_share_by, reasoning_vs_final, save_report, token_shares, tokens_per_second
 from harmony_viz.data import sample_path, sample_paths
 from harmony_viz.runs import Run, RunMetadata, load_runs
 from harmony_viz.stats import analyze_runs, diagnostics_frame, runs_frame

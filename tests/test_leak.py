@@ -8,15 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harmony_viz.leak import (
-    CONTROL_SPELLINGS,
-    detect_leak,
-    escape,
-    escape_json,
-    repair_reasoning_leak,
-    unescape,
-    unescape_json,
-)
+from harmony_viz.leak import CONTROL_SPELLINGS, detect_leak, escape, escape_json, repair_reasoning_leak, unescape, unescape_json
 
 ESCAPED_SPELLINGS = [s.replace("|", "\\|") for s in CONTROL_SPELLINGS]
 

@@ -8,12 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harmony_viz._lint import (
-    DeclaredTool,
-    ToolParseError,
-    tools_from_json,
-    tools_from_typescript,
-)
+from harmony_viz._lint import DeclaredTool, ToolParseError, tools_from_json, tools_from_typescript
 
 openai_harmony = pytest.importorskip("openai_harmony")
 

@@ -26,13 +26,7 @@ from harmony_viz.projections import (
     response_events,
     usage,
 )
-from harmony_viz.scanner import (
-    ContentDelta,
-    MessageEnd,
-    MessageStart,
-    ToolCallEnd,
-    ToolCallStart,
-)
+from harmony_viz.scanner import ContentDelta, MessageEnd, MessageStart, ToolCallEnd, ToolCallStart
 
 # The seed-001 example (vLLM PR "Fix Harmony preamble visibility"): analysis, a preamble,
 # then the web_search call, as a completion after `<|start|>assistant`.

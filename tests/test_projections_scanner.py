@@ -10,15 +10,7 @@ import json
 import re
 
 import pytest
-from test_projections import (  # noqa: E402
-    ANALYSIS,
-    CALL_ARGS,
-    PREAMBLE,
-    SEED_001,
-    encode,
-    ntok,
-    reference_steps,
-)
+from test_projections import ANALYSIS, CALL_ARGS, PREAMBLE, SEED_001, encode, ntok, reference_steps  # noqa: E402
 
 from harmony_viz.cli import main
 from harmony_viz.projections import chat_completion, project_for_cli, response, usage

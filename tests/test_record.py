@@ -18,18 +18,7 @@ pytest.importorskip("transformers")
 
 import openai_harmony as oh  # noqa: E402
 
-from harmony_viz._record import (  # noqa: E402
-    ModelLoadError,
-    Sampling,
-    Tool,
-    ToolRegistry,
-    demo_tools,
-    generate_segment,
-    load_model,
-    make_tiny_model,
-    record,
-    record_batch,
-)
+from harmony_viz._record import ModelLoadError, Sampling, Tool, ToolRegistry, demo_tools, generate_segment, load_model, make_tiny_model, record, record_batch  # noqa: E402
 from harmony_viz.runs import load_runs  # noqa: E402
 from harmony_viz.tokens import CALL, RETURN  # noqa: E402
 

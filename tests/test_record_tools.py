@@ -11,13 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harmony_viz._record import (
-    CalculatorError,
-    Tool,
-    ToolRegistry,
-    demo_tools,
-    evaluate,
-)
+from harmony_viz._record import CalculatorError, Tool, ToolRegistry, demo_tools, evaluate
 
 
 @pytest.mark.parametrize(

@@ -7,13 +7,7 @@ from __future__ import annotations
 
 import openai_harmony as oh
 
-from harmony_viz.render import (
-    Conversation,
-    DeveloperContent,
-    SystemContent,
-    TextContent,
-    ToolNamespaceConfig,
-)
+from harmony_viz.render import Conversation, DeveloperContent, SystemContent, TextContent, ToolNamespaceConfig
 
 
 def _ref_namespace(ns: ToolNamespaceConfig) -> oh.ToolNamespaceConfig:

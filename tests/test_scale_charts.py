@@ -8,15 +8,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from harmony_viz.charts import (
-    diagnostics_by_code,
-    reasoning_share_by,
-    reasoning_share_histogram,
-    reasoning_vs_final,
-    save_report,
-    source_summary,
-    token_shares,
-)
+from harmony_viz.charts import diagnostics_by_code, reasoning_share_by, reasoning_share_histogram, reasoning_vs_final, save_report, source_summary, token_shares
 from harmony_viz.data import sample_paths
 from harmony_viz.scale import write_parquet
 

@@ -10,17 +10,7 @@ import json
 
 import pytest
 
-from harmony_viz.scanner import (
-    ContentDelta,
-    Diagnostic,
-    MessageEnd,
-    MessageStart,
-    Scanner,
-    Snapshot,
-    ToolCallEnd,
-    ToolCallStart,
-    scan,
-)
+from harmony_viz.scanner import ContentDelta, Diagnostic, MessageEnd, MessageStart, Scanner, Snapshot, ToolCallEnd, ToolCallStart, scan
 
 
 def codes(result) -> dict[str, str]:

@@ -188,16 +188,7 @@ def test_message_spans_cover_header_body_and_terminator(tokenized):
 
 def _rendered_conversations():
     """Conversations built with openai-harmony's own API (the renderer is the oracle's)."""
-    from openai_harmony import (
-        Author,
-        Conversation,
-        DeveloperContent,
-        Message,
-        ReasoningEffort,
-        Role,
-        SystemContent,
-        ToolDescription,
-    )
+    from openai_harmony import Author, Conversation, DeveloperContent, Message, ReasoningEffort, Role, SystemContent, ToolDescription
 
     weather = ToolDescription.new("get_weather", "Obtain the weather for a city.\nReturns °F.", parameters={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]})
     system = Message.from_role_and_content(Role.SYSTEM, SystemContent.new().with_reasoning_effort(ReasoningEffort.HIGH).with_conversation_start_date("2025-10-25"))

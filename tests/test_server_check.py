@@ -15,12 +15,7 @@ from _lens import CAPTURES, CHAT_CODES, STREAMS, codes
 from harmony_viz.cli import main
 from harmony_viz.servers._answer import answer_of
 from harmony_viz.servers._capture import ids_from_logprobs, load_capture
-from harmony_viz.servers._check import (
-    check_answer,
-    check_captures,
-    expected_for,
-    read_stream,
-)
+from harmony_viz.servers._check import check_answer, check_captures, expected_for, read_stream
 from harmony_viz.servers._compare import CODES, compare_stream_final
 
 SEED = STREAMS / "seed-001.txt"

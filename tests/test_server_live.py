@@ -10,12 +10,7 @@ import pytest
 from _lens import APIS, CAPTURES, CHAT_CODES, REQUEST, STREAMS, codes
 
 from harmony_viz.cli import main
-from harmony_viz.servers._check import (
-    check_captures,
-    check_streams,
-    read_request,
-    read_stream,
-)
+from harmony_viz.servers._check import check_captures, check_streams, read_request, read_stream
 
 pytestmark = pytest.mark.server
 

@@ -15,13 +15,7 @@ import pytest
 
 from harmony_viz.data import sample_path, sample_paths
 from harmony_viz.runs import Run, RunUsage, load_runs, run_usage
-from harmony_viz.stats import (
-    MESSAGE_COLUMNS,
-    analyze_runs,
-    diagnostics_frame,
-    messages_frame,
-    runs_frame,
-)
+from harmony_viz.stats import MESSAGE_COLUMNS, analyze_runs, diagnostics_frame, messages_frame, runs_frame
 
 KIND_OF_CHANNEL = {"analysis": "reasoning", "final": "final"}
 

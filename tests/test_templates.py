@@ -7,15 +7,7 @@ import json
 import pytest
 from _templates import DATE, WEATHER, call, real_template, request
 
-from harmony_viz.templates import (
-    CODES,
-    ChatTemplate,
-    LensError,
-    TemplateSourceError,
-    compare,
-    load_template,
-    template_from_model,
-)
+from harmony_viz.templates import CODES, ChatTemplate, LensError, TemplateSourceError, compare, load_template, template_from_model
 
 pytest.importorskip("transformers")
 

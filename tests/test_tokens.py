@@ -8,12 +8,7 @@ import sys
 
 import pytest
 
-from harmony_viz.tokens import (
-    SPECIAL_TOKENS,
-    encoding,
-    special_by_id,
-    special_by_literal,
-)
+from harmony_viz.tokens import SPECIAL_TOKENS, encoding, special_by_id, special_by_literal
 
 
 def test_encoding_is_loaded_once(enc):

@@ -11,14 +11,7 @@ from collections.abc import Sequence
 
 from harmony_viz._lint._args import check_arguments
 from harmony_viz._lint._codes import diagnostic
-from harmony_viz._lint._text import (
-    announcement,
-    call_target,
-    fenced_blocks,
-    json_objects,
-    reasoning_signals,
-    recipient_markup,
-)
+from harmony_viz._lint._text import announcement, call_target, fenced_blocks, json_objects, reasoning_signals, recipient_markup
 from harmony_viz._lint._tools import DeclaredTool
 from harmony_viz._lint._view import MessageView
 from harmony_viz.scanner._events import Diagnostic

@@ -12,12 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harmony_viz._playground._diff import (
-    DiffOp,
-    RenderDiff,
-    render_diff,
-    render_model_layout,
-)
+from harmony_viz._playground._diff import DiffOp, RenderDiff, render_diff, render_model_layout
 from harmony_viz._playground._presets import PRESETS, Preset
 
 __all__ = ["PRESETS", "DiffOp", "PlaygroundWidget", "Preset", "RenderDiff", "playground", "render_diff", "render_model_layout"]

@@ -6,16 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harmony_viz.render import (
-    Author,
-    Conversation,
-    Message,
-    RenderError,
-    RenderOptions,
-    Role,
-    TextContent,
-    render_conversation_for_training,
-)
+from harmony_viz.render import Author, Conversation, Message, RenderError, RenderOptions, Role, TextContent, render_conversation_for_training
 from harmony_viz.scanner import ParsedMessage, ScanResult
 from harmony_viz.tokens import check_ids, encoding
 

@@ -21,13 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from harmony_viz._playground._convert import RENDER_OPTIONS, render
-from harmony_viz.render import (
-    Conversation,
-    DeveloperContent,
-    Message,
-    Role,
-    render_message,
-)
+from harmony_viz.render import Conversation, DeveloperContent, Message, Role, render_message
 from harmony_viz.tokens import CHANNEL, MESSAGE, RETURN, START, encoding
 
 Tag = Literal["equal", "replace", "delete", "insert"]

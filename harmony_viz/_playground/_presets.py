@@ -7,15 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from harmony_viz.render import (
-    Author,
-    Conversation,
-    DeveloperContent,
-    Message,
-    Role,
-    SystemContent,
-    ToolDescription,
-)
+from harmony_viz.render import Author, Conversation, DeveloperContent, Message, Role, SystemContent, ToolDescription
 
 _DATE = "2025-08-05"
 

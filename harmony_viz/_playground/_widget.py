@@ -10,24 +10,11 @@ import anywidget
 import traitlets
 from ipywidgets import widget_serialization
 
-from harmony_viz._playground._convert import (
-    check_tokens,
-    coerce_conversation,
-    conversation_from_scan,
-    decode_tokens,
-    encode_text,
-    parse_ids_text,
-    render,
-)
+from harmony_viz._playground._convert import check_tokens, coerce_conversation, conversation_from_scan, decode_tokens, encode_text, parse_ids_text, render
 from harmony_viz._playground._diff import RenderDiff, render_diff
 from harmony_viz._playground._presets import PRESETS
 from harmony_viz._playground._presets import preset as find_preset
-from harmony_viz._playground._stream import (
-    CONTROL_TOKENS,
-    pieces,
-    read_stream,
-    stream_json,
-)
+from harmony_viz._playground._stream import CONTROL_TOKENS, pieces, read_stream, stream_json
 from harmony_viz._static import asset
 from harmony_viz.render import Conversation, RenderError
 
@@ -79,9 +66,7 @@ class PlaygroundWidget(anywidget.AnyWidget):
             try:
                 conv = coerce_conversation(source)
             except RenderError as exc:
-                from harmony_viz.trace import (
-                    tokens_of,  # a run record, or anything else replay accepts
-                )
+                from harmony_viz.trace import tokens_of  # a run record, or anything else replay accepts
 
                 try:
                     ids = tokens_of(source)

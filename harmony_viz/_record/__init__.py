@@ -18,20 +18,10 @@ from harmony_viz._record._generate import STOP_IDS, Sampling, Segment, generate_
 from harmony_viz._record._live import LiveFollower, follow
 from harmony_viz._record._loop import Recording, ToolCallRecord, last_call, run_loop
 from harmony_viz._record._model import LoadedModel, ModelLoadError, load_model
-from harmony_viz._record._prompt import (
-    build_conversation,
-    render_prompt,
-    render_tool_turn,
-)
+from harmony_viz._record._prompt import build_conversation, render_prompt, render_tool_turn
 from harmony_viz._record._prompts import PromptSpec, read_prompt_specs
 from harmony_viz._record._record import record, record_batch, resolve_tools
-from harmony_viz._record._server import (
-    Failure,
-    ServerBatch,
-    ServerOptions,
-    record_server,
-    record_server_batch,
-)
+from harmony_viz._record._server import Failure, ServerBatch, ServerOptions, record_server, record_server_batch
 from harmony_viz._record._tiny import make_tiny_model
 from harmony_viz._record._tools import Tool, ToolRegistry, ToolResult, demo_tools
 

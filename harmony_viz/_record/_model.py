@@ -185,10 +185,7 @@ def _choose_dtype(torch: Any, dtype: str, device: str, params: int) -> Any:
 
 def _mxfp4_kernels_usable(torch: Any) -> bool:
     """The same conditions transformers checks before keeping MXFP4 weights on a GPU."""
-    from transformers.utils.import_utils import (
-        is_kernels_available,
-        is_triton_available,
-    )
+    from transformers.utils.import_utils import is_kernels_available, is_triton_available
 
     return torch.cuda.get_device_capability() >= (7, 5) and is_triton_available("3.4.0") and is_kernels_available()
 

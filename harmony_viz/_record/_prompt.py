@@ -13,16 +13,7 @@ import datetime as _dt
 from collections.abc import Iterable
 
 from harmony_viz._record._tools import Tool, ToolResult
-from harmony_viz.render import (
-    Author,
-    Conversation,
-    DeveloperContent,
-    Message,
-    Role,
-    SystemContent,
-    ToolDescription,
-    render_conversation_for_completion,
-)
+from harmony_viz.render import Author, Conversation, DeveloperContent, Message, Role, SystemContent, ToolDescription, render_conversation_for_completion
 
 
 def today() -> str:

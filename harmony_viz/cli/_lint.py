@@ -74,12 +74,7 @@ def _source(text: str, path: str) -> tuple[Any, list[Any] | None]:
 def _render(data: Mapping[str, Any], path: str) -> tuple[str, list[Any]]:
     from harmony_viz._lint import ToolParseError, tools_from_json
     from harmony_viz.cli._render import detect_form
-    from harmony_viz.render import (
-        Conversation,
-        RenderError,
-        conversation_from_chat,
-        render_text,
-    )
+    from harmony_viz.render import Conversation, RenderError, conversation_from_chat, render_text
 
     try:
         conv = conversation_from_chat(dict(data)) if detect_form(data) == "chat" else Conversation.from_json(dict(data))

@@ -69,14 +69,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.render import (
-        Conversation,
-        RenderError,
-        Role,
-        conversation_from_chat,
-        render_conversation,
-        render_conversation_for_completion,
-    )
+    from harmony_viz.render import Conversation, RenderError, Role, conversation_from_chat, render_conversation, render_conversation_for_completion
     from harmony_viz.render._json import parse_json_text
 
     text = read_input(args.file)

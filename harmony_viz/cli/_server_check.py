@@ -40,13 +40,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.servers._check import (
-        CheckInputError,
-        check_captures,
-        check_streams,
-        format_result,
-        read_request,
-    )
+    from harmony_viz.servers._check import CheckInputError, check_captures, check_streams, format_result, read_request
     from harmony_viz.servers._client import APIS, ServerError
 
     try:

@@ -48,11 +48,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _template(args: argparse.Namespace) -> Any:
-    from harmony_viz.templates import (
-        TemplateSourceError,
-        load_template,
-        template_from_model,
-    )
+    from harmony_viz.templates import TemplateSourceError, load_template, template_from_model
 
     try:
         return load_template(args.template) if args.template else template_from_model(args.model)
@@ -82,12 +78,7 @@ def _print_one(index: int, result: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.templates import (
-        DatasetSummary,
-        LensError,
-        check_requests,
-        read_requests,
-    )
+    from harmony_viz.templates import DatasetSummary, LensError, check_requests, read_requests
     from harmony_viz.templates._jinja import parse_date
 
     if args.batch_size < 1:

@@ -35,13 +35,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from harmony_viz._record import MissingExtraError
-    from harmony_viz.servers._launch import (
-        LaunchError,
-        ServerSpec,
-        ensure_model,
-        find_python,
-        serve,
-    )
+    from harmony_viz.servers._launch import LaunchError, ServerSpec, ensure_model, find_python, serve
 
     if not 0 < args.port < 65536:
         raise CLIError(f"--port {args.port} is not a port number (1-65535)")

@@ -9,22 +9,8 @@
 
 from __future__ import annotations
 
-from harmony_viz.leak._detect import (
-    SIGNAL_LETTERS,
-    SURFACES,
-    LeakReport,
-    LeakSignal,
-    Surface,
-    detect_leak,
-    exempt_ranges,
-)
-from harmony_viz.leak._escape import (
-    CONTROL_SPELLINGS,
-    escape,
-    escape_json,
-    unescape,
-    unescape_json,
-)
+from harmony_viz.leak._detect import SIGNAL_LETTERS, SURFACES, LeakReport, LeakSignal, Surface, detect_leak, exempt_ranges
+from harmony_viz.leak._escape import CONTROL_SPELLINGS, escape, escape_json, unescape, unescape_json
 from harmony_viz.leak._repair import Repair, repair_reasoning_leak
 
 __all__ = [

@@ -5,17 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from harmony_viz.projections._chat import (
-    ChatStream,
-    ReasoningField,
-    build_chat,
-    reasoning_keys,
-)
-from harmony_viz.projections._responses import (
-    ResponseStream,
-    build_response,
-    response_tools,
-)
+from harmony_viz.projections._chat import ChatStream, ReasoningField, build_chat, reasoning_keys
+from harmony_viz.projections._responses import ResponseStream, build_response, response_tools
 from harmony_viz.projections._turn import Turn, declared_names
 from harmony_viz.projections._usage import Units, Usage, compute_usage
 from harmony_viz.scanner._events import Event

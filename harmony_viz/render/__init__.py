@@ -24,13 +24,7 @@ from harmony_viz.render._model import (
     ToolNamespaceConfig,
 )
 from harmony_viz.render._options import RenderOptions
-from harmony_viz.render._render import (
-    render_conversation,
-    render_conversation_for_completion,
-    render_conversation_for_training,
-    render_message,
-    render_text,
-)
+from harmony_viz.render._render import render_conversation, render_conversation_for_completion, render_conversation_for_training, render_message, render_text
 from harmony_viz.render._schema_ts import schema_to_typescript
 
 __all__ = [

@@ -34,16 +34,7 @@ from typing import Any
 
 from harmony_viz.render._errors import RenderError
 from harmony_viz.render._json import check_json_value, typename
-from harmony_viz.render._model import (
-    Author,
-    Conversation,
-    DeveloperContent,
-    Message,
-    ReasoningEffort,
-    Role,
-    SystemContent,
-    ToolDescription,
-)
+from harmony_viz.render._model import Author, Conversation, DeveloperContent, Message, ReasoningEffort, Role, SystemContent, ToolDescription
 
 __all__ = ["conversation_from_chat"]
 

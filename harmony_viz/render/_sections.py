@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from harmony_viz.render._model import (
-    DeveloperContent,
-    SystemContent,
-    ToolNamespaceConfig,
-)
+from harmony_viz.render._model import DeveloperContent, SystemContent, ToolNamespaceConfig
 from harmony_viz.render._options import RenderOptions
 from harmony_viz.render._schema_ts import schema_to_typescript
 

@@ -12,13 +12,7 @@ __all__ = ["save_scale_report"]
 
 def save_scale_report(rows: Any, path: str | os.PathLike[str], *, title: str = "harmony-viz stats") -> Path:
     """One self-contained page (plotly.js inlined once) of the charts of ``rows``, aggregated in DuckDB."""
-    from harmony_viz.charts import (
-        diagnostics_by_code,
-        reasoning_share_by,
-        reasoning_share_histogram,
-        reasoning_vs_final,
-        token_shares,
-    )
+    from harmony_viz.charts import diagnostics_by_code, reasoning_share_by, reasoning_share_histogram, reasoning_vs_final, token_shares
     from harmony_viz.scale._charts import source_summary
     from harmony_viz.scale._summary import relation, summarise
 

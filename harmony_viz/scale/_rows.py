@@ -121,12 +121,7 @@ def _run_from_chat(messages: list[Any], run_id: str, meta_obj: dict[str, Any], r
     Reasoning is kept in every turn (a server would drop it from finished turns): the record
     is what the model wrote, and the stats count it.
     """
-    from harmony_viz.render import (
-        RenderError,
-        RenderOptions,
-        conversation_from_chat,
-        render_conversation_for_training,
-    )
+    from harmony_viz.render import RenderError, RenderOptions, conversation_from_chat, render_conversation_for_training
     from harmony_viz.tokens import encoding
 
     request = {"messages": messages, "reasoning_effort": meta_obj.get("reasoning_effort"), "tools": rest.get("tools")}

@@ -12,16 +12,7 @@ import bisect
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from harmony_viz.scanner._events import (
-    ContentDelta,
-    ContentKind,
-    Event,
-    MessageEnd,
-    MessageStart,
-    Terminator,
-    ToolCallEnd,
-    ToolCallStart,
-)
+from harmony_viz.scanner._events import ContentDelta, ContentKind, Event, MessageEnd, MessageStart, Terminator, ToolCallEnd, ToolCallStart
 from harmony_viz.scanner._visibility import Visibility, visibility
 
 # Roles the format defines; any other author (``functions.x``, ``browser.search``) is a tool.

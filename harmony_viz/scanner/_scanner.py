@@ -19,49 +19,13 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
 
-from harmony_viz.scanner._arguments import (
-    is_complete_json,
-    is_json_call,
-    parse_arguments,
-)
+from harmony_viz.scanner._arguments import is_complete_json, is_json_call, parse_arguments
 from harmony_viz.scanner._codes import DIAGNOSTIC_CODES
-from harmony_viz.scanner._events import (
-    ContentDelta,
-    Diagnostic,
-    Event,
-    MessageEnd,
-    MessageStart,
-    ScanState,
-    Snapshot,
-    Terminator,
-    ToolCallEnd,
-    ToolCallStart,
-)
-from harmony_viz.scanner._header import (
-    ROLES,
-    Header,
-    header_warnings,
-    parse_header,
-    split_stripped,
-)
+from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, MessageEnd, MessageStart, ScanState, Snapshot, Terminator, ToolCallEnd, ToolCallStart
+from harmony_viz.scanner._header import ROLES, Header, header_warnings, parse_header, split_stripped
 from harmony_viz.scanner._pieces import Piece, slice_pieces, unit_end, unit_start
-from harmony_viz.scanner._vocab import (
-    CONTROL_IDS,
-    ID_BY_LITERAL,
-    LITERAL_BY_ID,
-    N_VOCAB,
-    tables,
-)
-from harmony_viz.tokens import (
-    CALL,
-    CHANNEL,
-    CONSTRAIN,
-    END,
-    MESSAGE,
-    RETURN,
-    START,
-    special_by_id,
-)
+from harmony_viz.scanner._vocab import CONTROL_IDS, ID_BY_LITERAL, LITERAL_BY_ID, N_VOCAB, tables
+from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START, special_by_id
 
 OUTSIDE: Final = "outside"
 HEADER: Final = "header"

@@ -4,17 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from harmony_viz.tokens import (
-    CALL,
-    CHANNEL,
-    CONSTRAIN,
-    END,
-    MESSAGE,
-    N_VOCAB,
-    RETURN,
-    START,
-    encoding,
-)
+from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, N_VOCAB, RETURN, START, encoding
 
 # The structural and stop tokens the scanner acts on; other special ids are reserved.
 CONTROL_IDS: frozenset[int] = frozenset((START, END, MESSAGE, CHANNEL, CONSTRAIN, CALL, RETURN))

@@ -15,13 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from harmony_viz.servers._answer import answer_of, final_response
-from harmony_viz.servers._client import (
-    Exchange,
-    build_request,
-    client_for,
-    default_model,
-    send,
-)
+from harmony_viz.servers._client import Exchange, build_request, client_for, default_model, send
 
 APIS = ("chat", "responses")
 

@@ -14,20 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from harmony_viz.servers._answer import answer_of
-from harmony_viz.servers._client import (
-    APIS,
-    Exchange,
-    build_request,
-    client_for,
-    default_model,
-    send,
-)
-from harmony_viz.servers._compare import (
-    Discrepancy,
-    compare,
-    compare_stream_final,
-    message_facts,
-)
+from harmony_viz.servers._client import APIS, Exchange, build_request, client_for, default_model, send
+from harmony_viz.servers._compare import Discrepancy, compare, compare_stream_final, message_facts
 
 
 class CheckInputError(ValueError):

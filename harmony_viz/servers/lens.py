@@ -19,12 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from harmony_viz.servers._capture import capture, load_capture
-from harmony_viz.servers._check import (
-    CheckResult,
-    check_captures,
-    check_streams,
-    read_request,
-)
+from harmony_viz.servers._check import CheckResult, check_captures, check_streams, read_request
 from harmony_viz.servers._compare import CODES
 from harmony_viz.servers._launch import LaunchError, find_python
 

@@ -15,25 +15,12 @@ from __future__ import annotations
 from harmony_viz.templates._codes import CODES, Difference
 from harmony_viz.templates._dataset import DatasetSummary, check_requests, read_requests
 from harmony_viz.templates._jinja import render_template
-from harmony_viz.templates._lens import (
-    TemplateComparison,
-    compare,
-    compare_renders,
-    render_ours,
-    today,
-)
+from harmony_viz.templates._lens import TemplateComparison, compare, compare_renders, render_ours, today
 from harmony_viz.templates._request import LensError
 from harmony_viz.templates._samples import example_request, sample_requests
 from harmony_viz.templates._shipped import ShippedOutput, shipped_outputs
 from harmony_viz.templates._side import RenderedMessage, Side, read_side
-from harmony_viz.templates._source import (
-    ENV_VAR,
-    ChatTemplate,
-    TemplateSourceError,
-    load_template,
-    template_from_env,
-    template_from_model,
-)
+from harmony_viz.templates._source import ENV_VAR, ChatTemplate, TemplateSourceError, load_template, template_from_env, template_from_model
 
 __all__ = [
     "CODES",

@@ -13,14 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harmony_viz.render import (
-    Conversation,
-    DeveloperContent,
-    Message,
-    Role,
-    SystemContent,
-    TextContent,
-)
+from harmony_viz.render import Conversation, DeveloperContent, Message, Role, SystemContent, TextContent
 
 _EFFORT = re.compile(r"^Reasoning: (low|medium|high)$", re.MULTILINE)
 _INSTRUCTIONS = "# Instructions\n\n"

@@ -48,10 +48,7 @@ def render_template(
     Raises LensError (one line) when the template refuses or fails on the conversation.
     """
     import jinja2
-    from transformers.utils.chat_template_utils import (
-        _compile_jinja_template,
-        render_jinja_template,
-    )
+    from transformers.utils.chat_template_utils import _compile_jinja_template, render_jinja_template
 
     day = parse_date(date)
     kwargs: dict[str, Any] = {}

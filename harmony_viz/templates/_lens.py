@@ -7,12 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from harmony_viz.render import (
-    RenderError,
-    conversation_from_chat,
-    render_conversation_for_completion,
-    render_conversation_for_training,
-)
+from harmony_viz.render import RenderError, conversation_from_chat, render_conversation_for_completion, render_conversation_for_training
 from harmony_viz.templates._align import align
 from harmony_viz.templates._codes import Difference
 from harmony_viz.templates._jinja import parse_date, render_template

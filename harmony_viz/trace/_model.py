@@ -9,19 +9,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from harmony_viz.scanner._events import (
-    ContentDelta,
-    Diagnostic,
-    Event,
-    Snapshot,
-)
+from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, Snapshot
 from harmony_viz.scanner._message import Message, MessageFold
-from harmony_viz.trace._chunking import (
-    Chunking,
-    parse_chunking,
-    text_chunks,
-    token_chunks,
-)
+from harmony_viz.trace._chunking import Chunking, parse_chunking, text_chunks, token_chunks
 
 
 @dataclass(frozen=True, slots=True)
