@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harmony_viz.cli._common import CLIError
+from harmony_viz.cli._common import CLIError, command
 
 EPILOG = """examples:
   harmony-viz capture --base-url http://127.0.0.1:8000/v1 --prompt "Weather in Paris?" --stream -o cap.json
@@ -15,15 +15,9 @@ EPILOG = """examples:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "capture",
-        help="send one request to any OpenAI-compatible server and keep everything it returned, as a run",
-        description="Send one Chat Completions or Responses request (vLLM, SGLang, Ollama, llama.cpp, LM Studio...) and "
+    p = command(subparsers, "capture", run, help="send one request to any OpenAI-compatible server and keep everything it returned, as a run", description="Send one Chat Completions or Responses request (vLLM, SGLang, Ollama, llama.cpp, LM Studio...) and "
         "keep the request, every chunk or event with its arrival time, the final object and, when the server offers "
-        "them, the token ids. The capture is a run: html, replay, stats and server-check accept it.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        "them, the token ids. The capture is a run: html, replay, stats and server-check accept it.", epilog=EPILOG)
     p.add_argument("--base-url", required=True, metavar="URL", help="the server, e.g. http://127.0.0.1:8000/v1")
     p.add_argument("--model", metavar="NAME", help="model name (default: the first one the server lists)")
     what = p.add_mutually_exclusive_group(required=True)
@@ -34,7 +28,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-tokens", type=int, metavar="N", help="maximum tokens to generate")
     p.add_argument("-o", "--out", required=True, metavar="CAPTURE.json", help="file to write")
     p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds for the request (default 300)")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any
+
+
+def command(subparsers: Any, name: str, run: Any, *, help: str, description: str, epilog: str | None = None) -> argparse.ArgumentParser:
+    """Add subcommand ``name``: its help line, description and examples (kept as written), run by ``run(args)``."""
+    p = subparsers.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.set_defaults(func=run)
+    return p
 
 
 class CLIError(Exception):

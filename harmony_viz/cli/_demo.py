@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError
+from harmony_viz.cli._common import CLIError, command
 
 # The transcript the replay page shows: a real tool-calling conversation (analysis,
 # three get_weather calls, their results, a final table) from the bundled sample.
@@ -21,18 +21,11 @@ examples:
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "demo",
-        help="write a replay page and a stats report of the bundled real gpt-oss runs",
-        description="Write two self-contained HTML pages from the sample of real gpt-oss runs shipped "
+    p = command(subparsers, "demo", run, help="write a replay page and a stats report of the bundled real gpt-oss runs", description="Write two self-contained HTML pages from the sample of real gpt-oss runs shipped "
         "with the package (see harmony_viz/data/PROVENANCE.md): a replay of one tool-calling "
-        "transcript, and charts of where the output tokens of all bundled runs go.",
-        epilog=_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        "transcript, and charts of where the output tokens of all bundled runs go.", epilog=_EXAMPLES)
     p.add_argument("-o", "--output", default="demo.html", metavar="FILE_OR_DIR", help="an .html file name, or a folder (default: demo.html)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run)
 
 
 def demo_paths(output: str) -> tuple[Path, Path]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harmony_viz.cli._common import CLIError, read_input, write_text
+from harmony_viz.cli._common import CLIError, command, read_input, write_text
 
 EPILOG = """examples:
   echo -n 'a<|end|>b' | harmony-viz escape -        # a<\\|end\\|>b
@@ -14,18 +14,11 @@ EPILOG = """examples:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "escape",
-        help="escape <|start|>, <|end|>… as <\\|start\\|> (or undo with --reverse)",
-        description="Escape the seven Harmony control spellings so text reaches a gpt-oss model as data. "
-        "Prints the result with no added newline.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command(subparsers, "escape", run, help="escape <|start|>, <|end|>… as <\\|start\\|> (or undo with --reverse)", description="Escape the seven Harmony control spellings so text reaches a gpt-oss model as data. "
+        "Prints the result with no added newline.", epilog=EPILOG)
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
     p.add_argument("--json", action="store_true", help="the input is a JSON document: escape inside its strings, keep it valid")
     p.add_argument("--reverse", action="store_true", help="unescape instead")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, read_input
+from harmony_viz.cli._common import CLIError, command, read_input
 
 _EXAMPLES = """\
 examples:
@@ -20,17 +20,9 @@ examples:
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "html",
-        help="write a self-contained HTML page that replays a stream through the scanner",
-        description=(
-            "Write one HTML file replaying a stream step by step: token chips, scanner state, events, "
+    p = command(subparsers, "html", run, help="write a self-contained HTML page that replays a stream through the scanner", description="Write one HTML file replaying a stream step by step: token chips, scanner state, events, "
             "conversation and API view. Input: a JSON array of token ids, Harmony text, a conversation "
-            "JSON ({\"messages\": [...]}) or a run file (.json/.jsonl). The page works offline from file://."
-        ),
-        epilog=_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+            "JSON ({\"messages\": [...]}) or a run file (.json/.jsonl). The page works offline from file://.", epilog=_EXAMPLES)
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
     p.add_argument("-o", "--output", metavar="OUT.html", default="-", help="where to write the page (default: standard output)")
     p.add_argument("--chunking", default="token", metavar="SPEC",
@@ -41,7 +33,6 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--title", default=None, help="the page title")
     p.add_argument("--template", metavar="FILE", default=None,
                    help="instead of a replay: the render diff of a Chat Completions request (the input) against this chat template (.jinja or model folder)")
-    p.set_defaults(func=run)
 
 
 def _source(text: str, origin: str, run_index: int) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harmony_viz.cli._common import read_input, write_json
+from harmony_viz.cli._common import command, read_input, write_json
 
 EPILOG = """signals: H control token, M to=functions.x marker, C channel word before M, G glitch token,
 S script mixing, B marker cascade, R fabricated code_output/Cell N:, T markup after the parsed
@@ -20,17 +20,10 @@ examples:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     from harmony_viz.leak._detect import SURFACES
 
-    p = subparsers.add_parser(
-        "leaks",
-        help="detect Harmony markup leaked into assistant text, thinking or tool arguments",
-        description='Print {"leak": bool, "signals": [...]} for the text, signals as letters.',
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command(subparsers, "leaks", run, help="detect Harmony markup leaked into assistant text, thinking or tool arguments", description='Print {"leak": bool, "signals": [...]} for the text, signals as letters.', epilog=EPILOG)
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
     p.add_argument("--surface", choices=SURFACES, default="assistant_text", help="where the text was found (default: assistant_text)")
     p.add_argument("--strict", action="store_true", help="exit with status 1 when a leak is found")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

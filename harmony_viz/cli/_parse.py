@@ -8,7 +8,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, read_input, write_json
+from harmony_viz.cli._common import CLIError, command, read_input, write_json
 
 OUTPUTS = ("messages", "events", "chat", "chat-stream", "responses", "responses-stream")
 
@@ -22,13 +22,7 @@ examples:
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "parse",
-        help="scan a Harmony stream into messages, events and diagnostics",
-        description="Scan a Harmony stream. Input: a JSON array of token ids, or Harmony text with control tokens spelled <|...|>.",
-        epilog=_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command(subparsers, "parse", run, help="scan a Harmony stream into messages, events and diagnostics", description="Scan a Harmony stream. Input: a JSON array of token ids, or Harmony text with control tokens spelled <|...|>.", epilog=_EXAMPLES)
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
     p.add_argument("--role", choices=("assistant",), default=None, help="the stream is a completion that follows a prompt ending in <|start|>assistant")
     p.add_argument("--output", choices=OUTPUTS, default="messages", help="messages (one JSON object, default), events (one JSON object a line), or an API projection")
@@ -37,7 +31,6 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--tools", metavar="TOOLS.json", help="projections only: the request's tools (the JSON `lint --tools` reads); a bare or dotted recipient that names one is a function_call, not an mcp_call")
     p.add_argument("--reasoning-field", choices=("reasoning_content", "reasoning", "both"), default="reasoning_content", help="chat projections: the reasoning field's name (vLLM 0.32 sends `reasoning`; older vLLM, SGLang and llama.cpp `reasoning_content`)")
     p.add_argument("--strict", action="store_true", help="exit 1 when any error diagnostic is found")
-    p.set_defaults(func=run)
 
 
 def parse_source(text: str, origin: str) -> str | list[int]:

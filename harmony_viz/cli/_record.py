@@ -7,7 +7,7 @@ import json
 import sys
 from collections import Counter
 
-from harmony_viz.cli._common import CLIError, read_input
+from harmony_viz.cli._common import CLIError, command, read_input
 
 EPILOG = """examples:
   harmony-viz record --model openai/gpt-oss-20b --prompt "What is 17 * 23?" --tools demo --out runs.jsonl
@@ -24,14 +24,8 @@ and "tools" ("demo" or "none").
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "record",
-        help="record gpt-oss runs with transformers (tool calls answered) into a JSONL run file",
-        description="Run gpt-oss through Hugging Face transformers on prompts rendered by our renderer, "
-        "answer its tool calls, and append each finished run to a JSONL run file.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command(subparsers, "record", run, help="record gpt-oss runs with transformers (tool calls answered) into a JSONL run file", description="Run gpt-oss through Hugging Face transformers on prompts rendered by our renderer, "
+        "answer its tool calls, and append each finished run to a JSONL run file.", epilog=EPILOG)
     p.add_argument("--model", required=True, metavar="ID|PATH|NAME", help="hub id (openai/gpt-oss-20b) or local checkpoint folder; with --server, the served model name")
     p.add_argument("--server", metavar="URL", help="record through this OpenAI-compatible server (e.g. vLLM at http://127.0.0.1:8000/v1) instead of transformers")
     src = p.add_mutually_exclusive_group(required=True)
@@ -56,7 +50,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     srv.add_argument("--resume", action="store_true", help="skip runs whose id is already in --out")
     srv.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds per request before it is retried (default 300)")
     srv.add_argument("--retries", type=int, default=4, metavar="N", help="retries on 429, 5xx, timeouts (default 4, with backoff)")
-    p.set_defaults(func=run)
 
 
 def read_prompts(path: str) -> list[str]:

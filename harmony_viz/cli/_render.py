@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, read_input, write_json, write_text
+from harmony_viz.cli._common import CLIError, command, read_input, write_json, write_text
 
 EXAMPLES = """\
 examples:
@@ -44,14 +44,8 @@ def detect_form(data: Any) -> str:
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "render",
-        help="render a conversation to Harmony text or token ids",
-        description="Render a conversation exactly as openai-harmony 0.0.8 does: Harmony text, "
-        "or token ids with --tokens.",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command(subparsers, "render", run, help="render a conversation to Harmony text or token ids", description="Render a conversation exactly as openai-harmony 0.0.8 does: Harmony text, "
+        "or token ids with --tokens.", epilog=EXAMPLES)
     p.add_argument("file", metavar="FILE|-", help="JSON file to read, or - for standard input")
     p.add_argument("--tokens", action="store_true", help="print a JSON array of token ids instead of text")
     p.add_argument(
@@ -65,7 +59,6 @@ def add_parser(subparsers: Any) -> None:
         choices=("harmony", "chat"),
         help="input form: Harmony conversation JSON or a Chat Completions request (default: detect)",
     )
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harmony_viz.cli._common import CLIError, write_json
+from harmony_viz.cli._common import CLIError, command, write_json
 
 EPILOG = """examples:
   harmony-viz server-check --base-url http://127.0.0.1:8000/v1 --api all seed001.txt
@@ -21,13 +21,7 @@ unreachable server. Codes and severities: see the README (server lens).
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "server-check",
-        help="replay streams through a server (or read captures) and list where its answer departs from the tokens",
-        description="Compare a server's Chat Completions / Responses answer with our projection of the same tokens.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    p = command(subparsers, "server-check", run, help="replay streams through a server (or read captures) and list where its answer departs from the tokens", description="Compare a server's Chat Completions / Responses answer with our projection of the same tokens.", epilog=EPILOG)
     p.add_argument("files", nargs="+", metavar="STREAM|CAPTURE", help="stream files (with --base-url) or capture files (without)")
     p.add_argument("--base-url", metavar="URL", help="the server, e.g. http://127.0.0.1:8000/v1 (omit to check captures offline)")
     p.add_argument("--model", metavar="NAME", help="model name (default: the first one the server lists)")
@@ -36,7 +30,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--save-captures", metavar="DIR", help="also save each exchange as a capture (DIR/STEM.API.json) to check again offline")
     p.add_argument("--json", action="store_true", help="one JSON object a line per stream per api")
     p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds per request (default 120)")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, write_json, write_text
+from harmony_viz.cli._common import CLIError, command, write_json, write_text
 
 _EXAMPLES = """\
 examples:
@@ -26,15 +26,9 @@ text, token ids or chat messages when records are not our run objects.
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "stats",
-        help="token and reasoning shares of runs (table, JSON, CSV, HTML report)",
-        description="Scan run files and count each run's output tokens by kind: reasoning, preamble, "
+    p = command(subparsers, "stats", run, help="token and reasoning shares of runs (table, JSON, CSV, HTML report)", description="Scan run files and count each run's output tokens by kind: reasoning, preamble, "
         "tool call, final. Files: our JSONL, Kaggle findings JSON, prompt/completion JSON, "
-        "token-id JSON, Markdown trial transcripts, Harmony text; - reads stdin.",
-        epilog=_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        "token-id JSON, Markdown trial transcripts, Harmony text; - reads stdin.", epilog=_EXAMPLES)
     p.add_argument("files", nargs="+", metavar="FILE", help="run files, read in the order given")
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per run, instead of the table")
     p.add_argument("--csv", metavar="OUT", help="write the runs frame as CSV to OUT (- for stdout)")
@@ -46,7 +40,6 @@ def add_parser(subparsers: Any) -> None:
     scale.add_argument("--column", metavar="NAME", help="field holding Harmony text, token ids or chat messages (Parquet, datasets, JSONL records)")
     scale.add_argument("--engine", choices=("local", "ray"), default="local", help="local processes (default) or Ray Data (needs harmony-viz[scale]; writes a folder of Parquet parts)")
     scale.add_argument("--batch-size", type=int, default=512, metavar="N", help="records per batch (default 512)")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

