@@ -59,25 +59,17 @@ _SUBPACKAGES = frozenset(
 )
 
 # Names that used to sit at the top level: still there, with a warning naming their home.
-_MOVED: dict[str, str] = {
-    "Author": "harmony_viz.render", "ChannelConfig": "harmony_viz.render", "Chunking": "harmony_viz.trace",
-    "ContentDelta": "harmony_viz.scanner", "Conversation": "harmony_viz.render",
-    "DeveloperContent": "harmony_viz.render", "Diagnostic": "harmony_viz.scanner", "LeakReport": "harmony_viz.leak",
-    "Message": "harmony_viz.render", "MessageEnd": "harmony_viz.scanner", "MessageStart": "harmony_viz.scanner",
-    "Projector": "harmony_viz.projections", "ReasoningEffort": "harmony_viz.render", "RenderError": "harmony_viz.render",
-    "RenderOptions": "harmony_viz.render", "Role": "harmony_viz.render", "Run": "harmony_viz.runs",
-    "RunMetadata": "harmony_viz.runs", "RunUsage": "harmony_viz.runs", "SPECIAL_TOKENS": "harmony_viz.tokens",
-    "Scanner": "harmony_viz.scanner", "SpecialToken": "harmony_viz.tokens", "SystemContent": "harmony_viz.render",
-    "TextContent": "harmony_viz.render", "ToolCallEnd": "harmony_viz.scanner", "ToolCallStart": "harmony_viz.scanner",
-    "ToolDescription": "harmony_viz.render", "ToolNamespaceConfig": "harmony_viz.render", "Trace": "harmony_viz.trace",
-    "Usage": "harmony_viz.projections", "VocabularyError": "harmony_viz.tokens", "chat_completion": "harmony_viz.projections",
-    "chat_completion_chunks": "harmony_viz.projections", "detect_leak": "harmony_viz.leak",
-    "escape": "harmony_viz.leak", "escape_json": "harmony_viz.leak", "project_for_cli": "harmony_viz.projections",
-    "repair_reasoning_leak": "harmony_viz.leak", "response": "harmony_viz.projections", "response_events": "harmony_viz.projections",
-    "run_usage": "harmony_viz.runs", "save_runs": "harmony_viz.runs", "scan": "harmony_viz.scanner",
-    "schema_to_typescript": "harmony_viz.render", "special_by_id": "harmony_viz.tokens", "special_by_literal": "harmony_viz.tokens",
-    "unescape": "harmony_viz.leak", "unescape_json": "harmony_viz.leak", "usage": "harmony_viz.projections",
+_MOVED_BY_HOME: dict[str, str] = {
+    "harmony_viz.render": "Author ChannelConfig Conversation DeveloperContent Message ReasoningEffort RenderError RenderOptions Role "
+                          "SystemContent TextContent ToolDescription ToolNamespaceConfig schema_to_typescript",
+    "harmony_viz.scanner": "ContentDelta Diagnostic MessageEnd MessageStart Scanner ToolCallEnd ToolCallStart scan",
+    "harmony_viz.projections": "Projector Usage chat_completion chat_completion_chunks project_for_cli response response_events usage",
+    "harmony_viz.leak": "LeakReport detect_leak escape escape_json repair_reasoning_leak unescape unescape_json",
+    "harmony_viz.tokens": "SPECIAL_TOKENS SpecialToken VocabularyError special_by_id special_by_literal",
+    "harmony_viz.runs": "Run RunMetadata RunUsage run_usage save_runs",
+    "harmony_viz.trace": "Chunking Trace",
 }
+_MOVED = {name: home for home, names in _MOVED_BY_HOME.items() for name in names.split()}
 
 __all__ = sorted([*_EXPORTS, "__version__"])
 

@@ -107,3 +107,14 @@ def cli(capsys, monkeypatch):
         return CLIResult((rc, out, err))
 
     return run
+
+
+@pytest.fixture(scope="module")
+def torch_one_thread():
+    """One torch thread: on a shared 2-core machine, two threads contend and run 5x slower."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -103,3 +103,27 @@ def test_no_command_prints_help_and_exits_2(capsys):
 def test_python_and_js_versions_agree():
     package = json.loads((ROOT / "js" / "package.json").read_text())
     assert package["version"] == harmony_viz.__version__
+
+
+# Every name the top level exported before issue 16: scripts written against them keep working.
+OLD_TOP_LEVEL = (
+    "Author ChannelConfig Chunking ContentDelta Conversation DeclaredTool DeveloperContent Diagnostic LeakReport Message MessageEnd "
+    "MessageStart Projector ReasoningEffort RenderError RenderOptions ReplayWidget Role Run RunMetadata RunUsage SPECIAL_TOKENS Scanner "
+    "SpecialToken SystemContent TextContent ToolCallEnd ToolCallStart ToolDescription ToolNamespaceConfig Trace Usage VocabularyError "
+    "analyze_runs capture chat_completion chat_completion_chunks conversation_from_chat declared_tools detect_leak diagnostics_by_code "
+    "diagnostics_frame encoding escape escape_json lint lint_prompt load_runs make_tiny_model messages_frame playground project_for_cli "
+    "reasoning_share_by reasoning_vs_final record record_batch render_conversation render_conversation_for_completion "
+    "render_conversation_for_training render_text repair_reasoning_leak replay response response_events run_usage runs_frame save_html "
+    "save_report save_runs scan schema_to_typescript special_by_id special_by_literal token_shares tokens_per_second unescape "
+    "unescape_json usage"
+).split()
+
+
+def test_every_old_top_level_name_still_resolves():
+    import warnings
+
+    assert len(OLD_TOP_LEVEL) == 77
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        missing = [name for name in OLD_TOP_LEVEL if getattr(harmony_viz, name, None) is None]
+    assert missing == []

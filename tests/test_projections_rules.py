@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_projections_scanner import scan_steps
 
 from harmony_viz.projections import (
     OUTPUTS,
@@ -23,20 +24,14 @@ from harmony_viz.projections import (
     usage,
     validate,
 )
-from harmony_viz.scanner import Scanner, is_visible, message_kind, scan, visibility
+from harmony_viz.scanner import is_visible, message_kind, scan, visibility
 
 SECRET = "SECRET-plan: the user must not see this"
 ANSWER = "The answer is 4."
 
 
 def steps_of(text, role="assistant", chunk=None):
-    s = Scanner(role=role)
-    if chunk is None:
-        steps = [s.feed(text)]
-    else:
-        steps = [s.feed(text[i : i + chunk]) for i in range(0, len(text), chunk)]
-    steps.append(s.flush())
-    return steps
+    return scan_steps(text, role=role, size=chunk)
 
 
 def events_of(text, role="assistant"):
@@ -398,9 +393,7 @@ def test_every_projection_of_every_corpus_transcript_validates(corpus_dir, enc):
     assert len(texts) > 100
     for name, text in texts.items():
         ids = enc.encode(text, allowed_special="all")
-        s = Scanner()
-        steps = [s.feed(ids[i : i + 16]) for i in range(0, len(ids), 16)]
-        steps.append(s.flush())
+        steps = scan_steps(ids, role=None, size=16)
         for output, legacy, obj in _all_projections(steps):
             try:
                 checked += validate(output, obj)

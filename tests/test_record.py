@@ -41,12 +41,8 @@ class Script:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """One torch thread: on a shared 2-core machine, two threads contend and run 5x slower."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+def _one_torch_thread(torch_one_thread):
+    """One torch thread for every test here (see conftest)."""
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from _templates import DATE, TEMPLATE_PATH, WEATHER, call, conversations, real_template, request
+from _templates import DATE, TEMPLATE_PATH, conversations, real_template
 from hypothesis import given
 
 from harmony_viz._playground import PlaygroundWidget
@@ -18,12 +18,7 @@ from harmony_viz.tokens import encoding
 
 pytest.importorskip("transformers")
 
-TOOL_REQUEST = request(
-    {"role": "user", "content": "Weather in Paris?"},
-    {"role": "assistant", "tool_calls": [call("c1", "get_weather", '{"city": "Paris"}')]},
-    {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
-    tools=[WEATHER],
-)
+from test_templates_cli import TOOL_REQUEST  # noqa: E402
 
 
 @given(conversations())
