@@ -18,7 +18,7 @@ from harmony_viz.tokens import encoding
 
 
 def comparison_json(result: TemplateComparison, origin: str) -> dict[str, Any]:
-    """What the browser draws for one comparison (see ``js/playground/diff.ts``)."""
+    """What the browser draws for one comparison (see ``js/src/playground/diff.ts``)."""
     ours, theirs = list(result.ours.ids), list(result.template.ids)
     enc = encoding()
     matcher = difflib.SequenceMatcher(None, ours, theirs, autojunk=False)
