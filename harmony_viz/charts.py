@@ -286,6 +286,13 @@ def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats"
     if not diags.empty:
         figures.append(diagnostics_by_code(diags))
 
+    line = f"{len(usages)} runs, {int(frame['output_tokens'].sum()) if not frame.empty else 0} output tokens, {len(diags)} diagnostics"
+    table = None if frame.empty else ("Runs", frame[[c for c in _TABLE_COLUMNS if c in frame.columns]])
+    return write_report(path, title=title, line=line, figures=figures, table=table)
+
+
+def write_report(path: str | Path, *, title: str, line: str, figures: list[go.Figure], table: tuple[str, pd.DataFrame] | None) -> Path:
+    """One self-contained page: a title, a summary line, the figures (plotly.js inlined once) and a table."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -294,19 +301,17 @@ def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats"
         "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px}</style>",
         "</head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        f"<p>{len(usages)} runs, {int(frame['output_tokens'].sum()) if not frame.empty else 0} output tokens, "
-        f"{len(diags)} diagnostics.</p>",
+        f"<p>{html.escape(line)}.</p>",
     ]
     for i, fig in enumerate(figures):
         parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0), config={"responsive": True}))
-    if not frame.empty:
-        columns = [c for c in _TABLE_COLUMNS if c in frame.columns]
-        parts.append("<h2>Runs</h2>")
-        parts.append(frame[columns].to_html(index=False, escape=True, na_rep="", float_format=lambda v: f"{v:.3f}"))
+    if table is not None:
+        parts.append(f"<h2>{html.escape(table[0])}</h2>")
+        parts.append(table[1].to_html(index=False, escape=True, na_rep="", float_format=lambda v: f"{v:.3f}"))
     parts.append("</body></html>")
-    path = Path(path)
-    path.write_text("\n".join(parts), encoding="utf-8")
-    return path
+    out = Path(path)
+    out.write_text("\n".join(parts), encoding="utf-8")
+    return out
 
 
 _TABLE_COLUMNS = (
