@@ -41,6 +41,21 @@ def write_text(text: str) -> None:
     sys.stdout.flush()
 
 
+def write_page(output: str, page: str, example: str) -> Path | None:
+    """Write an HTML page to the file ``output``, or to stdout for ``-`` (returns None then)."""
+    if output == "-":
+        write_text(page)
+        return None
+    out = Path(output)
+    if out.is_dir():
+        raise CLIError(f"{output}: is a folder; give a file name such as {out / example}")
+    try:
+        out.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise CLIError(f"{output}: cannot write ({exc.strerror})") from None
+    return out
+
+
 def write_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False))
     sys.stdout.write("\n")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, command, read_input
+from harmony_viz.cli._common import CLIError, command, read_input, write_page
 
 _EXAMPLES = """\
 examples:
@@ -104,16 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= step < trace.n_steps:
         raise CLIError(f"--step {args.step} is out of range: this replay has steps 0 to {trace.n_steps - 1} (or -1 for the end)")
     page = page_html(trace, step=step, title=args.title, server=lens[2] if lens is not None else None)
-    if args.output == "-":
-        sys.stdout.write(page)
-        sys.stdout.flush()
-    else:
-        out = Path(args.output)
-        if out.is_dir():
-            raise CLIError(f"{args.output}: is a folder; give a file name such as {out / 'replay.html'}")
-        try:
-            out.write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise CLIError(f"{args.output}: cannot write ({exc.strerror})") from None
+    out = write_page(args.output, page, "replay.html")
+    if out is not None:
         print(f"wrote {out} ({len(ids)} tokens, {trace.n_steps} steps, {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
     return 0

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from harmony_viz.cli._common import CLIError, read_input
+from harmony_viz.cli._common import CLIError, read_input, write_page
 
 
 def run_template_page(args: argparse.Namespace) -> int:
@@ -29,16 +28,7 @@ def run_template_page(args: argparse.Namespace) -> int:
     except LensError as exc:
         raise CLIError(f"{origin}: {exc}") from None
     page = template_page_html(comparison_json(result, template.origin), title=args.title)
-    if args.output == "-":
-        sys.stdout.write(page)
-        sys.stdout.flush()
-        return 0
-    out = Path(args.output)
-    if out.is_dir():
-        raise CLIError(f"{args.output}: is a folder; give a file name such as {out / 'template.html'}")
-    try:
-        out.write_text(page, encoding="utf-8")
-    except OSError as exc:
-        raise CLIError(f"{args.output}: cannot write ({exc.strerror})") from None
-    print(f"wrote {out} ({len(result.differences)} difference(s), {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
+    out = write_page(args.output, page, "template.html")
+    if out is not None:
+        print(f"wrote {out} ({len(result.differences)} difference(s), {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
     return 0
