@@ -19,11 +19,18 @@ ray = pytest.importorskip("ray")
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    import shutil
+    import tempfile
+
+    # A short folder of its own: Ray's socket paths must fit in 107 bytes, and another
+    # session fixture may point TMPDIR at a deep pytest folder.
+    temp = tempfile.mkdtemp(prefix="hvray", dir="/tmp")
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False, _temp_dir=temp)
     try:
         yield ray
     finally:
         ray.shutdown()
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def key(row: dict) -> tuple:
