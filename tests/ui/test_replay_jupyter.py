@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from _lab import lab_notebook, wait_for_kernel
 from _replay_streams import XSS_TEXT, finding5
+from playwright.sync_api import expect
 
 from harmony_viz.trace import Trace, tokens_of
 
@@ -99,7 +100,9 @@ def test_screenshot_for_the_readme(lab_page, corpus_dir) -> None:
     call = [m for m in trace.messages if m.kind == "tool_call"][-1]
     assert shot.locator("[data-hv=step]").get_attribute("data-step") == str(call.step_started + 4)
     card = shot.locator(f"[data-hv=conversation] .hv-card[data-message='{call.index}']")
-    assert card.is_visible() and "report_back_to_reception" in card.inner_text()
+    # The card is drawn just after the step (the text may land a frame later): wait for it, not for a time.
+    expect(card).to_contain_text("report_back_to_reception", timeout=30_000)
+    assert card.is_visible()
     shot.locator("[data-hv=token].hv-cur").first.hover()
     lab_page.locator("[data-hv=tooltip]:visible").wait_for()  # the tip lives on <body>
     SCREENSHOT.parent.mkdir(exist_ok=True)
