@@ -77,7 +77,7 @@ def test_conversation_json_is_rendered_and_its_tools_used(tmp_path, capsys):
     assert main(["lint", str(path)]) == 0
     # the schema from JSON is exact: integer, which the rendered TypeScript would call number
     assert [(d["code"], d["message"]) for d in json.loads(capsys.readouterr().out)["diagnostics"]] == [
-        ("schema-violation", "$.n in the call to functions.count: 2.5 is not of type 'integer'")
+        ("schema-violation", "$.n in the call to functions.count: 2.5 is not of type \"integer\"")
     ]
 
 

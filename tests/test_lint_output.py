@@ -91,8 +91,8 @@ def test_schema_violations_report_json_paths(prompt):
     text = prompt + ANALYSIS + _call("functions.get_weather", '{"unit": "kelvin"}')
     diags = [d for d in lint(text) if d.code == "schema-violation"]
     assert [(d.severity, d.message) for d in diags] == [
-        ("error", "$ in the call to functions.get_weather: 'location' is a required property"),
-        ("error", "$.unit in the call to functions.get_weather: 'kelvin' is not one of ['celsius', 'fahrenheit']"),
+        ("error", '$ in the call to functions.get_weather: "location" is a required property'),
+        ("error", '$.unit in the call to functions.get_weather: "kelvin" is not one of "celsius" or "fahrenheit"'),
     ]
     assert text[diags[1].start : diags[1].end] == '"unit":'
 
@@ -107,13 +107,21 @@ def test_unknown_keys_are_errors_when_additional_properties_is_false(prompt):
     assert _codes(lint(text)) == [("unknown-argument", "info")]
 
 
+def test_a_schema_pointing_at_another_document_is_not_fetched(prompt):
+    """A $ref to a URL is named as a schema the lint cannot check, offline, with no request made."""
+    remote = {"type": "object", "properties": {"query": {"$ref": "http://127.0.0.1:9/schema.json"}}}
+    tools = [{"type": "function", "function": {"name": "search", "parameters": remote}}]
+    d = _only(lint(prompt + ANALYSIS + _call("functions.search", '{"query": "paris"}'), tools=tools), "schema-violation")
+    assert d.message.startswith("the declared schema of functions.search is itself invalid (") and "the lint does not fetch schemas" in d.message
+
+
 def test_null_for_an_optional_argument(prompt):
     allowed = lint(prompt + ANALYSIS + _call("functions.get_weather", '{"location": "Paris", "note": null}'))
     assert [(d.code, d.severity, d.message) for d in allowed] == [("null-optional", "info", "$.note is null in the call to functions.get_weather; leave unset optional arguments out")]
     forbidden = lint(prompt + ANALYSIS + _call("functions.get_weather", '{"location": "Paris", "unit": null}'))
     assert sorted(d.message for d in forbidden if d.code == "schema-violation") == [
-        "$.unit in the call to functions.get_weather: None is not of type 'string'; leave an unset optional argument out instead of sending null",
-        "$.unit in the call to functions.get_weather: None is not one of ['celsius', 'fahrenheit']; leave an unset optional argument out instead of sending null",
+        "$.unit in the call to functions.get_weather: null is not of type \"string\"; leave an unset optional argument out instead of sending null",
+        "$.unit in the call to functions.get_weather: null is not one of \"celsius\" or \"fahrenheit\"; leave an unset optional argument out instead of sending null",
     ]
 
 
@@ -235,7 +243,7 @@ def test_package_name_and_lazy_imports():
     code = (
         "import sys, harmony_viz, harmony_viz._lint\n"
         "print([d.code for d in harmony_viz.lint('<|start|>assistant<|channel|>final<|message|>hi<|end|>')])\n"
-        "print(sorted(m for m in ('pandas', 'plotly', 'torch', 'jsonschema', 'anywidget') if m in sys.modules))\n"
+        "print(sorted(m for m in ('pandas', 'plotly', 'torch', 'jsonschema_rs', 'anywidget') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out == "['stop-token']\n[]\n"
