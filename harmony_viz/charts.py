@@ -257,18 +257,19 @@ def source_summary(rows: Any, by: str = "source") -> pd.DataFrame:
     return summary(rows, by)
 
 
-def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats", progress: bool | None = None) -> Path:
+def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats", progress: bool | None = None,
+                links: Sequence[tuple[str, str]] = ()) -> Path:
     """Write one self-contained HTML page of every chart that applies, plus a table of the runs.
 
     plotly.js is inlined once (no network needed to open the page). ``runs`` is anything
     :func:`harmony_viz.stats.analyze_runs` accepts, or rows at scale (a ``.parquet`` file, a
     folder of Parquet parts, a DuckDB relation): then the charts are aggregates and the table
-    is the per-source summary.
+    is the per-source summary. ``links`` are ``(text, href)`` pairs to pages written beside it.
     """
     if _at_scale(runs) and (not isinstance(runs, (str, Path)) or _is_parquet(Path(runs))):
         from harmony_viz.scale._report import save_scale_report
 
-        return save_scale_report(runs, path, title=title)
+        return save_scale_report(runs, path, title=title, links=links)
     from harmony_viz.stats import analyze_runs, diagnostics_frame, runs_frame
 
     usages = analyze_runs(runs, progress=progress)
@@ -288,11 +289,15 @@ def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats"
 
     line = f"{len(usages)} runs, {int(frame['output_tokens'].sum()) if not frame.empty else 0} output tokens, {len(diags)} diagnostics"
     table = None if frame.empty else ("Runs", frame[[c for c in _TABLE_COLUMNS if c in frame.columns]])
-    return write_report(path, title=title, line=line, figures=figures, table=table)
+    return write_report(path, title=title, line=line, figures=figures, table=table, links=links)
 
 
-def write_report(path: str | Path, *, title: str, line: str, figures: list[go.Figure], table: tuple[str, pd.DataFrame] | None) -> Path:
-    """One self-contained page: a title, a summary line, the figures (plotly.js inlined once) and a table."""
+_HOW = "Hover a chart for values; drag to zoom, double-click to zoom out; click a legend entry to hide it."
+
+
+def write_report(path: str | Path, *, title: str, line: str, figures: list[go.Figure], table: tuple[str, pd.DataFrame] | None,
+                 links: Sequence[tuple[str, str]] = ()) -> Path:
+    """One self-contained page: a title, a line saying what it shows and how to use it, the figures (plotly.js inlined once), a table."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -301,7 +306,8 @@ def write_report(path: str | Path, *, title: str, line: str, figures: list[go.Fi
         "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px}</style>",
         "</head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        f"<p>{html.escape(line)}.</p>",
+        f"<p data-hv=\"page-line\">Token statistics of gpt-oss runs: {html.escape(line)}. {_HOW}"
+        + "".join(f' See also: <a href="{html.escape(href)}" data-hv="page-link">{html.escape(text)}</a>.' for text, href in links) + "</p>",
     ]
     for i, fig in enumerate(figures):
         parts.append(fig.to_html(full_html=False, include_plotlyjs=(i == 0), config={"responsive": True}))

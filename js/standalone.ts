@@ -1,12 +1,11 @@
 // Entry point of a saved page: no kernel, the trace is embedded in the page itself.
 import { ReplayView } from "./src/replay/view";
-import type { ApiView, ReplayModel, ReplayTraits, TraceMeta } from "./src/replay/types";
+import type { ReplayModel, ReplayTraits, TraceMeta } from "./src/replay/types";
 
 interface Embedded {
   meta: TraceMeta;
   columns: string; // base64
   traits: Pick<ReplayTraits, "step" | "selected" | "chunking" | "chunkings" | "error" | "api_view">;
-  api_views: Array<[number, ApiView]>;
 }
 
 /** A stand-in for anywidget's model: the same get/set/on surface, local only. */
@@ -46,7 +45,6 @@ function boot(): void {
     ...data.traits,
     _meta: data.meta,
     _columns: decodeBase64(data.columns),
-    _api_views: data.api_views,
     _live: false,
   });
   const view = new ReplayView(model, host);

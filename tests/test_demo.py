@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +46,32 @@ def test_demo_into_a_folder(tmp_path, capsys):
     assert main(["demo", "-o", str(folder), "--no-progress"]) == 0
     assert capsys.readouterr().out.splitlines() == [str(folder / "replay.html"), str(folder / "stats.html")]
     assert (folder / "stats.html").stat().st_size > 1_000_000  # plotly.js inlined
+
+
+def test_demo_pages_say_what_they_show_and_link_each_other(tmp_path, capsys):
+    folder = tmp_path / "demo"
+    assert main(["demo", "-o", str(folder), "--no-progress"]) == 0
+    replay, stats = (folder / "replay.html").read_text(), (folder / "stats.html").read_text()
+    assert "<title>cities_3_cot_true_trial-1.md (a real gpt-oss-20b tool-calling run) · Harmony replay</title>" in replay
+    line = re.search(r'<p class="hv-page-line" data-hv="page-line">(.*?)</p>', replay).group(1)
+    assert line.startswith("A replay of cities_3_cot_true_trial-1.md (a real gpt-oss-20b tool-calling run): 399 tokens fed to the Harmony scanner one token at a time")
+    assert "Step with ←/→" in line and 'href="stats.html"' in line
+    assert re.search(r'data-hv="page-line">Token statistics of gpt-oss runs: .*Hover a chart.* See also: <a href="replay.html"', stats)
+
+
+def test_demo_and_html_open_at_the_same_step(tmp_path, enc):
+    """Both open at the end of the stream: the whole conversation shows, scrub back to replay it."""
+    folder = tmp_path / "demo"
+    assert main(["demo", "-o", str(folder), "--no-progress"]) == 0
+    ids = tmp_path / "ids.json"
+    ids.write_text(json.dumps(replay_tokens()))
+    assert main(["html", str(ids), "-o", str(tmp_path / "html.html")]) == 0
+
+    def opening_step(page: Path) -> tuple[int, int]:
+        data = json.loads(re.search(r'<script type="application/json" id="hv-data">(.*?)</script>', page.read_text(), re.S).group(1))
+        return data["traits"]["step"], data["meta"]["n_steps"]
+
+    assert opening_step(folder / "replay.html") == opening_step(tmp_path / "html.html") == (400, 401)
 
 
 def test_demo_paths():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -129,6 +130,47 @@ def test_every_chunking_replays_to_the_whole_stream_result(enc, tool_run: str, s
     else:
         assert "".join(s.chunk for s in trace.steps) == enc.decode(ids) == trace.text
     assert [s.start for s in trace.steps[1:]] == [s.end for s in trace.steps[:-1]]
+
+
+def _fed_step_by_step(ids: list[int], spec: str, role: str | None = None) -> list[tuple]:
+    """Each step as a plain feed gives it: (start, end, chunk, events, snapshot), a snapshot taken every step."""
+    chunking = parse_chunking(spec)
+    scanner = Scanner(role=role)
+    out = [(0, 0, () if chunking.unit == "token" else "", (), scanner.snapshot())]
+    if chunking.unit == "token":
+        chunks = [ids[a:b] for a, b in zip([0, *token_chunks(len(ids), chunking)], token_chunks(len(ids), chunking))]
+    else:
+        from harmony_viz.tokens import encoding
+
+        token_bytes = [encoding().decode_single_token_bytes(t) for t in ids]
+        chunks = text_chunks(b"".join(token_bytes).decode("utf-8", errors="replace"), token_bytes, chunking)
+    pos = 0
+    for chunk in chunks:
+        events = scanner.feed(chunk)
+        out.append((pos, pos + len(chunk), tuple(chunk) if chunking.unit == "token" else chunk, tuple(events), scanner.snapshot()))
+        pos += len(chunk)
+    events = scanner.flush()
+    out.append((pos, pos, () if chunking.unit == "token" else "", tuple(events), scanner.snapshot()))
+    return out
+
+
+@pytest.mark.parametrize("spec", ["token", "every:3", "random:2", "chars:5", "bytes:3", "server"])
+def test_steps_rebuilt_from_the_columns_are_the_plain_feed(enc, corpus_dir, spec: str) -> None:
+    """A trace keeps columns and the state only where it changed; every step read back is what feeding gave."""
+    import harmony_viz
+
+    zoo = sorted((Path(harmony_viz.__file__).parent / "data" / "server_lens" / "streams").glob("*.txt"))
+    texts = [XSS_TEXT, finding5(corpus_dir, "cyberthreat-17")[-1500:], finding5(corpus_dir, "cyberthreat-24")[-1500:],
+             "<|start|>assistant<|channel|>final<|message|>a <|fake|> <|ca" + "ll|> é\U0001f99c cut off",
+             *(p.read_text(encoding="utf-8") for p in zoo)]
+    assert len(texts) > 8
+    for text in texts:
+        ids = enc.encode(text, allowed_special="all")
+        trace = Trace.build(ids, spec)
+        got = [(s.start, s.end, s.chunk, s.events, s.snapshot) for s in trace.steps]
+        assert got == _fed_step_by_step(ids, spec), text[:80]
+    completion = enc.encode("<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Hi", allowed_special="all")
+    assert [s.snapshot for s in Trace.build(completion, spec, role="assistant").steps] == [x[4] for x in _fed_step_by_step(completion, spec, "assistant")]
 
 
 def test_steps_are_initial_chunks_then_flush(enc) -> None:

@@ -112,15 +112,19 @@ def test_api_view_follows_the_step(widget: ReplayWidget) -> None:
     assert widget.api_view["views"]["chat"] == view["views"]["chat"]
 
 
-def test_api_view_as_of_a_step_matches_a_fresh_projection(widget: ReplayWidget) -> None:
+def test_api_view_as_of_a_step_is_what_a_streaming_client_holds(widget: ReplayWidget) -> None:
+    """Mid-stream, the view is the object so far with no usage yet: a streaming client gets that with the last chunk."""
     projections = pytest.importorskip("harmony_viz.projections")
     k = widget.n_steps // 2
     widget.step = k
     p = projections.Projector()
     for s in widget.trace.steps[: k + 1]:
         p.add(s.events)
-    assert widget.api_view["views"]["chat"] == p.chat()
-    assert widget.api_view["views"]["responses"] == p.response()
+    assert widget.api_view["views"]["chat"] == {**p.chat(), "usage": None}
+    assert widget.api_view["views"]["responses"] == {**p.response(), "usage": None}
+    # the text so far is there: the view is not that of an earlier message boundary
+    assert widget.api_view["views"]["chat"]["choices"][0]["message"] == p.chat()["choices"][0]["message"]
+    assert any(widget.api_view["views"]["chat"]["choices"][0]["message"][f] for f in ("content", "reasoning_content"))
 
 
 def test_widget_sources(enc, corpus_dir) -> None:

@@ -13,8 +13,21 @@ import numpy as np
 from _js import node, run_node_tests
 from _replay_streams import XSS_TEXT, finding5
 
+from harmony_viz._replay._api_view import ApiViews
 from harmony_viz.scanner import ContentDelta
 from harmony_viz.trace import Trace
+
+# Calls of every kind the Responses API tells apart, the last one cut off by the end of the stream.
+CALLS_TEXT = (
+    "<|start|>user<|message|>Find the docs, open them, file an issue.<|end|>"
+    "<|start|>assistant<|channel|>analysis<|message|>Search first.<|end|>"
+    "<|start|>assistant<|channel|>commentary<|message|>Looking it up.<|end|>"
+    '<|start|>assistant<|channel|>analysis to=browser.search<|message|>{"query": "harmony format", "topn": 3}<|call|>'
+    '<|start|>assistant<|channel|>analysis to=browser.open<|message|>{"id": 2, "cursor": 1}<|call|>'
+    '<|start|>assistant<|channel|>analysis to=browser.find<|message|>{"pattern": ["é", 1]}<|call|>'
+    '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>'
+    '<|start|>assistant<|channel|>commentary to=github.create_issue<|message|>{"title": "bug"'
+)
 
 
 def _expected(trace: Trace) -> dict:
@@ -64,17 +77,33 @@ def test_frontend_logic_matches_the_python_trace(enc, corpus_dir, tmp_path: Path
     long_ids = enc.encode(finding5(corpus_dir, "helpful-1"), allowed_special="all")
     for length in (255, 256, 257, 260):
         cases[f"len{length}"] = long_ids[:length]
-    n = 0
+    cases["calls"] = enc.encode(CALLS_TEXT, allowed_special="all")
+    cases["tool_calling_trial"] = _trial_ids()
+    n = n_api = 0
     for name, ids in cases.items():
         specs = ("token", "random:3", "chars:7", "bytes:2", "server") if not name.startswith("len") else ("token", "every:1")
         for spec in specs:
             trace = Trace.build(ids, spec)
-            meta, buf = trace.to_payload()
+            views = ApiViews(trace)
+            api_columns, api_meta = views.page_data()
+            meta, buf = trace.to_payload(api_columns)
+            meta["api"] = api_meta
             stem = f"{name}-{spec.replace(':', '_')}"
             (tmp_path / f"{stem}.meta.json").write_text(json.dumps(meta), encoding="utf-8")
+            if not name.startswith("len"):
+                # the page's API view, built in the browser, against Python's at every step
+                (tmp_path / f"{stem}.api.json").write_text(json.dumps([views.at(k) for k in range(trace.n_steps)]), encoding="utf-8")
+                n_api += 1
             (tmp_path / f"{stem}.bin").write_bytes(buf)
             (tmp_path / f"{stem}.expected.json").write_text(json.dumps(_expected(trace)), encoding="utf-8")
             n += 1
     out = run_node_tests("test/replay.test.mjs", {"HV_FIXTURES": str(tmp_path)})
     # the fixture tests really ran, next to the pure-logic unit tests
-    assert f"# pass {n + 8}" in out, out[-2000:]
+    assert f"# pass {n + n_api + 10}" in out, out[-2000:]
+
+
+def _trial_ids() -> list[int]:
+    """The demo's transcript: a real tool-calling run, the whole conversation."""
+    from harmony_viz.cli._demo import replay_tokens
+
+    return replay_tokens()

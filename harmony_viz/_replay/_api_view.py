@@ -1,62 +1,128 @@
-"""The API view for the replay: what a server would return as of a step."""
+"""The API view of a replay: the object a streaming client holds at a step.
+
+A client of a streaming server builds its ``chat.completion`` (or ``response``) from the
+chunks as they come: the text so far, each item's status, and the finish reason and usage
+only with the last chunk. :meth:`ApiViews.at` computes that object in Python, for the step
+the widget shows; :meth:`ApiViews.page_data` gives a saved page what it needs to build the
+same object for any step in the browser (``js/src/replay/apiview.ts``; the two are checked
+equal at every step of real streams).
+"""
 
 from __future__ import annotations
 
+import bisect
+import json
 from typing import TYPE_CHECKING, Any
 
-from harmony_viz.projections import Projector
-from harmony_viz.scanner import MessageEnd, MessageStart
+from harmony_viz.projections import Projector, open_parts
+from harmony_viz.scanner import MessageStart, ToolCallEnd
 
 if TYPE_CHECKING:
     from harmony_viz.trace import Trace
 
-# (label, legacy_vllm): the correct server and vLLM before its preamble fix, side by side
-_FLAVOURS = ((False, ""), (True, " (legacy vLLM)"))
+# (name, object, legacy_vllm): the correct server and vLLM before its preamble fix, side by side
+FLAVOURS = (("chat", "chat", False), ("responses", "responses", False),
+            ("chat (legacy vLLM)", "chat", True), ("responses (legacy vLLM)", "responses", True))
 
 
 class ApiViews:
-    """Chat Completions / Responses objects of a trace as of any step, computed incrementally.
+    """The API views of a trace at any step.
 
-    Moving forward folds in only the new steps; moving back starts again from step 0.
+    A server answers one assistant turn, so a view depends only on the steps since the
+    turn on show began: moving forward folds in the new steps; moving back, or into another
+    turn, folds that turn again from its start.
     """
 
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
-        self._projectors: list[Projector] | None = None
+        self.units = "tokens" if trace.unit == "token" else "chars"
+        # steps where a message from anyone but the assistant began a new turn
+        self._turns = sorted({m.step_started for m in trace.headers if m.role != "assistant" and m.step_started is not None})
+        self._projectors: tuple[Projector, Projector] | None = None
+        self._from = 0
         self._at = -1
 
-    def _reset(self) -> None:
-        self._projectors = [Projector(legacy_vllm=legacy) for legacy, _ in _FLAVOURS]
-        self._at = -1
+    def _new(self) -> tuple[Projector, Projector]:
+        return Projector(units=self.units), Projector(legacy_vllm=True, units=self.units)  # type: ignore[arg-type]
 
     def at(self, step: int) -> dict[str, Any]:
         """``{"step": k, "views": {name: object}}``, with ``"error"`` when a projection failed."""
         try:
-            if self._projectors is None or step < self._at:
-                self._reset()
-            assert self._projectors is not None
-            last = self.trace.n_steps - 1
-            for k in range(self._at + 1, step + 1):
+            i = bisect.bisect_right(self._turns, step) - 1
+            start = self._turns[i] if i >= 0 else 0
+            if self._projectors is None or start != self._from or step < self._at:
+                self._projectors, self._from, self._at = self._new(), start, start - 1
+            if step > self._at:
+                events = self.trace.events(step, since=self._at + 1)
                 for p in self._projectors:
-                    p.add(self.trace.steps[k].events)
-                    if k == last:
+                    p.add(events)
+                    if step == self.trace.n_steps - 1:
                         p.finish()
-            self._at = max(self._at, step)
-            views: dict[str, Any] = {}
-            for p, (_, label) in zip(self._projectors, _FLAVOURS):
-                views["chat" + label] = p.chat()
-                views["responses" + label] = p.response()
-            return {"step": step, "views": views}
+                self._at = step
+            return {"step": step, "views": _views(self._projectors)}
         except Exception as exc:  # a projection bug must not take the replay down with it
             self._projectors = None
             return {"step": step, "views": {}, "error": f"projection failed at step {step}: {type(exc).__name__}: {exc}"}
 
-    def boundaries(self, limit: int = 200) -> list[tuple[int, dict[str, Any]]]:
-        """Views at the steps where a message started or ended (and the last step), at most ``limit``."""
-        steps = [s.index for s in self.trace.steps if any(isinstance(e, (MessageStart, MessageEnd)) for e in s.events)]
-        steps = sorted({0, *steps, self.trace.n_steps - 1})
-        if len(steps) > limit:
-            stride = len(steps) / (limit - 1)
-            steps = sorted({steps[int(i * stride)] for i in range(limit - 1)} | {steps[-1]})
-        self._projectors = None
-        return [(k, self.at(k)) for k in steps]
+    def page_data(self) -> tuple[dict[str, list[int]], dict[str, Any]]:
+        """``(columns, meta)`` from which a page builds :meth:`at` for any step.
+
+        Columns, one entry per message of the trace (-1 where unused): ``api.turn`` (which
+        turn it belongs to), ``api.position`` (its output index in that turn, assistant
+        messages only), ``api.call_step`` (the step its call's arguments were complete) and
+        ``api.part.0`` / ``api.part.1`` (its parts of the objects, correct and legacy server,
+        as indices into ``meta["parts"]``). ``meta`` adds the empty objects to fill and
+        what only the last step has: finish reason, status and usage.
+        """
+        trace = self.trace
+        headers = trace.headers
+        row = {m.index: i for i, m in enumerate(headers)}
+        cols = {name: [-1] * len(headers) for name in ("api.turn", "api.position", "api.call_step", "api.part.0", "api.part.1")}
+        parts: dict[str, int] = {}
+        fold = self._new()
+        for r in trace.rare:
+            e = r.event
+            for p in fold:
+                p.add((e,))
+            turn = fold[0].turn
+            if type(e) is MessageStart:
+                i = row[e.message]
+                cols["api.turn"][i] = turn.resets
+                if e.role == "assistant" and turn.messages and turn.messages[-1].message == e.message:
+                    position = len(turn.messages) - 1
+                    cols["api.position"][i] = position
+                    for legacy, p in enumerate(fold):
+                        key = json.dumps(open_parts(p.turn.messages[-1], position, legacy=bool(legacy)), ensure_ascii=False)
+                        cols[f"api.part.{legacy}"][i] = parts.setdefault(key, len(parts))
+            elif type(e) is ToolCallEnd and e.message in row:
+                msg = next((m for m in turn.messages if m.message == e.message), None)
+                if msg is not None and msg.call is not None and cols["api.call_step"][row[e.message]] < 0:
+                    cols["api.call_step"][row[e.message]] = r.step
+        last = self.at(trace.n_steps - 1)
+        first = self.at(0)
+        finals = {}
+        for name, kind, _ in FLAVOURS:
+            obj = last["views"].get(name, {})
+            keys = ("usage",) + (("status", "incomplete_details") if kind == "responses" else ())
+            finals[name] = {k: obj.get(k) for k in keys}
+            if kind == "chat" and obj:
+                finals[name]["finish_reason"] = obj["choices"][0]["finish_reason"]
+        meta = {
+            "flavours": [{"name": n, "kind": k, "legacy": legacy} for n, k, legacy in FLAVOURS],
+            "shells": first["views"],
+            "finals": finals,
+            "parts": [json.loads(k) for k in parts],
+            "error": last.get("error") or first.get("error"),
+        }
+        return cols, meta
+
+
+def _views(projectors: tuple[Projector, Projector]) -> dict[str, Any]:
+    views: dict[str, Any] = {}
+    for name, kind, legacy in FLAVOURS:
+        p = projectors[legacy]
+        obj = p.chat() if kind == "chat" else p.response()
+        if not p.finished:
+            obj["usage"] = None  # a streaming client gets the usage with the last chunk
+        views[name] = obj
+    return views

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,48 +26,62 @@ def script_json(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
-def page_html(trace: Trace, *, step: int = 0, title: str | None = None, server: dict[str, Any] | None = None) -> str:
-    """The full text of a standalone page replaying ``trace``, opened at ``step``.
+def page_html(trace: Trace, *, step: int = -1, title: str | None = None, server: dict[str, Any] | None = None,
+              name: str | None = None, links: Sequence[tuple[str, str]] = ()) -> str:
+    """The full text of a standalone page replaying ``trace``, opened at ``step`` (-1: the end of the stream).
 
-    The API view (when projections are installed) is embedded at every message boundary,
-    as the page cannot compute it for arbitrary steps without Python.
+    ``name`` says what is replayed (a file, a run) and heads the page; ``links`` are
+    ``(text, href)`` pairs to pages written beside it. The API view is built in the page for
+    any step, from data written here (see :meth:`ApiViews.page_data`).
     """
     from harmony_viz import __version__
     from harmony_viz._replay._api_view import ApiViews
+    from harmony_viz.trace import describe
 
-    meta, columns = trace.to_payload()
-    if server is not None:  # the server lens: the API view's server tab
-        meta["server"] = server
+    step = step if step >= 0 else trace.n_steps + step
     why = step_error(step, trace.n_steps)
     if why:
         raise ValueError(why)
+    api_columns, api_meta = ApiViews(trace).page_data()
+    meta, columns = trace.to_payload(api_columns)
+    meta["api"] = api_meta
+    if server is not None:  # the server lens: the API view's server tab
+        meta["server"] = server
     data = {
         "meta": meta,
         "columns": base64.b64encode(columns).decode("ascii"),
         "traits": {"step": step, "selected": -1, "chunking": str(trace.chunking), "chunkings": list(PRESETS), "error": "", "api_view": {}},
-        "api_views": ApiViews(trace).boundaries(),
     }
-    name = title or f"Harmony replay · {trace.tokens.size} tokens · {trace.chunking}"
+    what = name or "a token stream"
+    heading = title or f"{what} · Harmony replay"
+    line = (f"A replay of {what}: {trace.tokens.size:,} tokens fed to the Harmony scanner {describe(trace.chunking)}, "
+            f"{trace.n_steps - 1:,} steps, with the scanner's state, its events, the conversation so far and the API view a "
+            "streaming client would hold. Step with ←/→ (Shift: 10 steps), Home/End or the slider; Space plays; "
+            "click a token to select it.")
+    nav = " · ".join(f'<a href="{html.escape(href)}" data-hv="page-link">{html.escape(text)}</a>' for text, href in links)
     css = asset_text("widget.css").replace("</", "<\\/")
     js = asset_text("standalone.js").replace("</script", "<\\/script")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<meta name=\"generator\" content=\"harmony-viz {__version__}\">\n"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
-        f"<title>{html.escape(name)}</title>\n"
-        "<style>body{margin:12px;background:#fff}@media (prefers-color-scheme: dark){body{background:#111;"
+        f"<title>{html.escape(heading)}</title>\n"
+        "<style>body{margin:12px;background:#fff;font-family:system-ui,sans-serif}.hv-page-line{margin:0 0 8px;font-size:13px;color:#555}"
+        "@media (prefers-color-scheme: dark){body{background:#111;color:#eee;"
         "--jp-layout-color0:#111;--jp-layout-color1:#1b1b1b;--jp-layout-color2:#2a2a2a;--jp-ui-font-color0:#eee;"
-        "--jp-ui-font-color2:#aaa;--jp-border-color1:#444}}</style>\n"
+        "--jp-ui-font-color2:#aaa;--jp-border-color1:#444}.hv-page-line{color:#aaa}a{color:#8ab4f8}}</style>\n"
         f"<style>{css}</style>\n</head>\n<body>\n"
-        f"<h3 style=\"font-family:system-ui,sans-serif;margin:0 0 8px\">{html.escape(name)}</h3>\n"
+        f"<h3 style=\"margin:0 0 4px\" data-hv=\"page-title\">{html.escape(heading)}</h3>\n"
+        f"<p class=\"hv-page-line\" data-hv=\"page-line\">{html.escape(line)}{' See also: ' + nav if nav else ''}</p>\n"
         "<div id=\"hv-app\"></div>\n"
         f"<script type=\"application/json\" id=\"hv-data\">{script_json(data)}</script>\n"
         f"<script>{js}</script>\n</body>\n</html>\n"
     )
 
 
-def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: str | None = None, step: int = 0) -> Path:
-    """Write a standalone replay page for ``source`` (anything :func:`harmony_viz._replay` takes)."""
+def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: str | None = None, step: int = -1,
+              title: str | None = None, name: str | None = None, links: Sequence[tuple[str, str]] = ()) -> Path:
+    """Write a standalone replay page for ``source`` (anything :func:`harmony_viz.replay` takes), opened at ``step`` (-1: the end)."""
     from harmony_viz.servers._view import lens_source
     from harmony_viz.trace import Trace, tokens_of
 
@@ -74,5 +89,5 @@ def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: s
     ids, server = (lens[0], lens[2]) if lens is not None else (tokens_of(source), None)
     trace = Trace.build(ids, chunking, role=role or (lens[1] if lens is not None else None))
     out = Path(path)
-    out.write_text(page_html(trace, step=step if step >= 0 else trace.n_steps + step, server=server), encoding="utf-8")
+    out.write_text(page_html(trace, step=step, title=title, server=server, name=name, links=links), encoding="utf-8")
     return out

@@ -10,6 +10,7 @@ PosixPath('replay.html')
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,9 +42,10 @@ class ReplayWidget(anywidget.AnyWidget):
     _live = traitlets.Bool(True).tag(sync=True)
 
     def __init__(self, tokens: list[int], chunking: str = "token", *, role: str | None = None, step: int = 0,
-                 server: dict[str, Any] | None = None, **kwargs: Any) -> None:
+                 server: dict[str, Any] | None = None, name: str | None = None, **kwargs: Any) -> None:
         self._tokens = list(tokens)
         self._role = role
+        self.name = name  # what is replayed (a file, a run): a saved page's title names it
         self._server = server  # the server tab's data (server lens), carried in the payload
         self._live_run: str | None = None
         self._live_dirty = False
@@ -167,21 +169,26 @@ class ReplayWidget(anywidget.AnyWidget):
         self._live_last = time.perf_counter()
         self._live_cost = self._live_last - start
 
-    def save_html(self, path: str | Path, *, title: str | None = None) -> Path:
-        """Write this replay as one self-contained HTML page (no kernel, no network), at the current step."""
+    def save_html(self, path: str | Path, *, title: str | None = None, links: Sequence[tuple[str, str]] = ()) -> Path:
+        """Write this replay as one self-contained HTML page (no kernel, no network), at the current step.
+
+        The page is titled after :attr:`name` unless ``title`` is given; ``links`` are
+        ``(text, href)`` pairs to pages written beside it.
+        """
         from harmony_viz._replay._page import page_html
 
         out = Path(path)
-        out.write_text(page_html(self._trace, step=self.step, title=title, server=self._server), encoding="utf-8")
+        out.write_text(page_html(self._trace, step=self.step, title=title, server=self._server, name=self.name, links=links), encoding="utf-8")
         return out
 
 
-def replay(source: Any, chunking: str = "token", *, role: str | None = None, step: int = 0) -> ReplayWidget:
+def replay(source: Any, chunking: str = "token", *, role: str | None = None, step: int = 0, name: str | None = None) -> ReplayWidget:
     """A widget replaying ``source`` through the scanner, ``chunking`` deciding the steps.
 
     ``source`` is token ids, Harmony text, a conversation (rendered first) or a run record.
     Chunkings: {chunkings}. ``role`` is for a completion that starts inside an assistant
-    message; ``step=-1`` opens at the end of the stream.
+    message; ``step=-1`` opens at the end of the stream; ``name`` says what is replayed (a
+    saved page's title), by default the run's id when ``source`` is a run.
 
     >>> w = replay([200006, 173781, 200008, 12194, 200007], chunking="every:2")
     >>> w.n_steps  # before anything, 3 chunks of up to 2 tokens, end of stream
@@ -189,11 +196,27 @@ def replay(source: Any, chunking: str = "token", *, role: str | None = None, ste
     """
     from harmony_viz.servers._view import lens_source
 
+    name = name if name is not None else name_of(source)
     lens = lens_source(source)
     if lens is not None:
         ids, lens_role, server = lens
-        return ReplayWidget(ids, chunking, role=role or lens_role, step=step, server=server)
-    return ReplayWidget(tokens_of(source), chunking, role=role, step=step)
+        return ReplayWidget(ids, chunking, role=role or lens_role, step=step, server=server, name=name)
+    return ReplayWidget(tokens_of(source), chunking, role=role, step=step, name=name)
+
+
+def name_of(source: Any) -> str | None:
+    """What a replay of ``source`` shows, for a page's title: a run's id, a file's name, or None."""
+    if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and ("<|" in source or "\n" in source)):
+        path = Path(source)
+        try:
+            if path.is_file():
+                return path.name
+        except OSError:  # a long text is no path
+            pass
+    if type(source).__name__ == "Run" or (isinstance(source, dict) and ("prompt_token_ids" in source or "completion_token_ids" in source)):
+        run_id = source.get("id") if isinstance(source, dict) else getattr(source, "id", None)
+        return f"run {run_id}" if isinstance(run_id, str) and run_id else None
+    return None
 
 
 replay.__doc__ = (replay.__doc__ or "").replace("{chunkings}", "; ".join(f"``{k}`` ({v})" for k, v in CHUNKINGS.items()))

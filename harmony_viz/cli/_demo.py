@@ -49,8 +49,10 @@ def run(args: argparse.Namespace) -> int:
         report.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise CLIError(f"{report.parent}: cannot create the folder ({exc.strerror})") from None
-    save_report(sample_paths(), report, title="harmony-viz demo: bundled real gpt-oss runs", progress=False if args.no_progress else None)
-    write_replay(replay)
+    # the two pages link each other by their file names: they are written side by side
+    save_report(sample_paths(), report, title="harmony-viz demo: bundled real gpt-oss runs", progress=False if args.no_progress else None,
+                links=[("the replay of one tool-calling run", replay.name)])
+    write_replay(replay, links=[("charts of all bundled runs", report.name)])
     written = [replay, report]
     for path in written:
         print(path)
@@ -67,12 +69,12 @@ def replay_tokens() -> list[int]:
     return [*last.prompt_token_ids, *last.completion_token_ids]
 
 
-def write_replay(path: Path) -> None:
+def write_replay(path: Path, links: list[tuple[str, str]] | None = None) -> None:
     """Write the replay page with the widget's HTML export."""
     from harmony_viz._replay import save_html
 
     try:
-        # Opened at the last step, so the page shows the whole conversation; scrub back to replay it.
-        save_html(replay_tokens(), path, step=-1)
+        # Opened at the last step, as `html` pages are, so the page shows the whole conversation; scrub back to replay it.
+        save_html(replay_tokens(), path, step=-1, name=f"{Path(REPLAY_SAMPLE).name} (a real gpt-oss-20b tool-calling run)", links=links or ())
     except FileNotFoundError as exc:  # the frontend bundle was not built on install
         raise CLIError(f"wrote the stats report, but not the replay page: {exc}") from None

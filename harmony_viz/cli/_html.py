@@ -28,7 +28,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--chunking", default="token", metavar="SPEC",
                    help="how the stream is cut into steps: token (default), every:N, random:SEED, chars:N, bytes:N, server")
     p.add_argument("--role", choices=("assistant",), default=None, help="the stream is a completion that starts inside an assistant message")
-    p.add_argument("--step", type=int, default=0, metavar="N", help="the step the page opens at (negative counts from the end; -1 = end of stream)")
+    p.add_argument("--step", type=int, default=-1, metavar="N", help="the step the page opens at (default -1: the end of the stream, as demo's page; negative counts from the end)")
     p.add_argument("--run", type=int, default=0, metavar="N", help="for run files holding several runs: which one (0-based, default 0)")
     p.add_argument("--title", default=None, help="the page title")
     p.add_argument("--template", metavar="FILE", default=None,
@@ -103,7 +103,11 @@ def run(args: argparse.Namespace) -> int:
     step = args.step if args.step >= 0 else trace.n_steps + args.step
     if not 0 <= step < trace.n_steps:
         raise CLIError(f"--step {args.step} is out of range: this replay has steps 0 to {trace.n_steps - 1} (or -1 for the end)")
-    page = page_html(trace, step=step, title=args.title, server=lens[2] if lens is not None else None)
+    name = "standard input" if args.file == "-" else Path(args.file).name
+    run_id = getattr(source, "id", None)
+    if type(source).__name__ == "Run" and isinstance(run_id, str) and run_id and run_id != name:
+        name = f"{name} · run {run_id}"
+    page = page_html(trace, step=step, title=args.title, server=lens[2] if lens is not None else None, name=name)
     out = write_page(args.output, page, "replay.html")
     if out is not None:
         print(f"wrote {out} ({len(ids)} tokens, {trace.n_steps} steps, {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)

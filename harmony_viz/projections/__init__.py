@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from harmony_viz.projections._chat import REASONING_FIELDS, ReasoningField
+from harmony_viz.projections._open import BODY, open_parts
 from harmony_viz.projections._projector import OUTPUTS, Output, Projector
 from harmony_viz.projections._sdk import SDKValidationError, sdk_object, validate
 from harmony_viz.projections._turn import CallTarget, classify_recipient, declared_names
@@ -31,6 +32,7 @@ from harmony_viz.projections._usage import Units, Usage
 from harmony_viz.scanner._events import Event
 
 __all__ = [
+    "BODY",
     "CallTarget",
     "OUTPUTS",
     "Output",
@@ -43,6 +45,7 @@ __all__ = [
     "chat_completion_chunks",
     "classify_recipient",
     "declared_names",
+    "open_parts",
     "project_for_cli",
     "response",
     "response_events",

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 __all__ = ["save_scale_report"]
 
 
-def save_scale_report(rows: Any, path: str | os.PathLike[str], *, title: str = "harmony-viz stats") -> Path:
+def save_scale_report(rows: Any, path: str | os.PathLike[str], *, title: str = "harmony-viz stats", links: Sequence[tuple[str, str]] = ()) -> Path:
     """One self-contained page (plotly.js inlined once) of the charts of ``rows``, aggregated in DuckDB."""
     from harmony_viz.charts import diagnostics_by_code, reasoning_share_by, reasoning_share_histogram, reasoning_vs_final, token_shares, write_report
     from harmony_viz.scale._charts import source_summary
@@ -28,4 +29,4 @@ def save_scale_report(rows: Any, path: str | os.PathLike[str], *, title: str = "
         if summary.diagnostics:
             figures.append(diagnostics_by_code(rel))
     table = ("Per source", source_summary(rel)) if summary.runs else None
-    return write_report(path, title=title, line=summary.line(), figures=figures, table=table)
+    return write_report(path, title=title, line=summary.line(), figures=figures, table=table, links=links)

@@ -177,6 +177,12 @@ class Scanner:
         self._clean = self._hot = False
         return out
 
+    @property
+    def hot(self) -> bool:
+        """True when the next one-token feed of a body token only adds content: the snapshot
+        then changes in ``position`` alone, so a trace need not take one."""
+        return self._hot
+
     def snapshot(self) -> Snapshot:
         """The state after the last feed, in O(1) (no copy of the stream)."""
         m = self._m

@@ -91,6 +91,26 @@ def parse_chunking(spec: str | Chunking) -> Chunking:
     return Chunking(kind, size=size)  # type: ignore[arg-type]
 
 
+def describe(chunking: str | Chunking) -> str:
+    """How a chunking feeds the scanner, in words.
+
+    >>> describe("every:4")
+    '4 tokens at a time'
+    """
+    c = parse_chunking(chunking)
+    if c.kind == "token":
+        return "one token at a time"
+    if c.kind == "every":
+        return f"{c.size} tokens at a time"
+    if c.kind == "random":
+        return f"1 to {c.size} tokens at a time (sizes drawn with seed {c.seed})"
+    if c.kind == "chars":
+        return f"as text, {c.size} characters at a time"
+    if c.kind == "bytes":
+        return f"as UTF-8 text, {c.size} bytes at a time"
+    return "as text deltas, the way a server streams them" + ("" if c.size == 1 else f" ({c.size} tokens a delta)")
+
+
 def token_chunks(n_tokens: int, chunking: Chunking) -> list[int]:
     """Ends (exclusive token indices) of each chunk of a token chunking."""
     if chunking.kind == "token":

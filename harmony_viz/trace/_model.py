@@ -1,15 +1,26 @@
-"""The trace: a stream, a chunking, and what the scanner reported after every chunk."""
+"""The trace: a stream, a chunking, and what the scanner reported after every chunk.
+
+The scanner is fed once, chunk by chunk, and what it reports is kept as columns: each
+step's end, each content delta's step, message and span, the rarer events as they came,
+and the scanner's state only at the steps where it changed. A step (its chunk, events and
+snapshot) is rebuilt from these when it is asked for, so a 131k-token replay holds a few
+arrays, not 131k step objects, and a page is written straight from the columns.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+import dataclasses
+import operator
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import numpy as np
 
-from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, Snapshot
+from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, MessageStart, Snapshot
 from harmony_viz.scanner._message import Message, MessageFold
 from harmony_viz.trace._chunking import Chunking, parse_chunking, text_chunks, token_chunks
 
@@ -34,6 +45,141 @@ class Step:
 # A trace's messages are the scanner's records, with the steps they started and ended at.
 MessageInfo = Message
 
+# Every snapshot field but the position, which moves at every step and is kept apart.
+_STATE_FIELDS = tuple(f.name for f in dataclasses.fields(Snapshot) if f.name != "position")
+_state_of = operator.attrgetter(*_STATE_FIELDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Deltas:
+    """The content deltas of a trace as columns (one entry per delta, in order).
+
+    ``texts`` holds the text of each delta that differs from the text of its span (held
+    back, or rebuilt); ``kinds`` the kind of each delta that differs from its message's.
+    """
+
+    step: np.ndarray
+    message: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    texts: dict[int, str]
+    kinds: dict[int, str]
+
+    def __len__(self) -> int:
+        return int(self.step.size)
+
+
+@dataclass(frozen=True, slots=True)
+class Rare:
+    """An event other than a content delta, with its step and the number of deltas before it."""
+
+    step: int
+    after: int
+    event: Event
+
+
+class _Tokens:
+    """The stream's distinct ids with their bytes and text, and each token as an index into them."""
+
+    def __init__(self, ids: np.ndarray) -> None:
+        from harmony_viz.tokens import encoding
+
+        enc = encoding()
+        self.ids, inverse = np.unique(ids, return_inverse=True)
+        self.inverse = inverse.reshape(-1)
+        self.bytes = [enc.decode_single_token_bytes(int(t)) for t in self.ids.tolist()]
+        self.text = [b.decode("utf-8", errors="replace") for b in self.bytes]
+
+    def per_token(self) -> list[bytes]:
+        vb = self.bytes
+        return [vb[i] for i in self.inverse.tolist()]
+
+    def lengths(self) -> np.ndarray:
+        return np.fromiter((len(b) for b in self.bytes), dtype=np.int64, count=len(self.bytes))[self.inverse]
+
+
+class _Recorder:
+    """Feeds a scanner and keeps what it reports as columns (see the module docstring)."""
+
+    def __init__(self, scanner: Any, unit_text: Any) -> None:
+        self.scanner = scanner
+        self.unit_text = unit_text  # (start, end) -> the text of that span of the input
+        self.ends = array("q", [0])
+        self.d_step, self.d_message, self.d_start, self.d_end = array("i"), array("i"), array("q"), array("q")
+        self.texts: dict[int, str] = {}
+        self.kinds: dict[int, str] = {}
+        self.rare: list[Rare] = []
+        self.kind_of: dict[int, str] = {}
+        first = scanner.snapshot()
+        self.snap_steps: list[int] = [0]
+        self.snaps: list[Snapshot] = [first]
+        self.last_state = _state_of(first)
+        self.positions: dict[int, int] = {}
+
+    def record(self, step: int, end: int, events: list[Event]) -> None:
+        """Keep the events of a step and the scanner's state after it."""
+        for e in events:
+            if type(e) is ContentDelta:
+                i = len(self.d_step)
+                if self.unit_text(e.start, e.end) != e.text:
+                    self.texts[i] = e.text
+                if self.kind_of.get(e.message) != e.kind:
+                    self.kinds[i] = e.kind
+                self.d_step.append(step)
+                self.d_message.append(e.message)
+                self.d_start.append(e.start)
+                self.d_end.append(e.end)
+            else:
+                if type(e) is MessageStart:
+                    self.kind_of[e.message] = e.kind
+                self.rare.append(Rare(step, len(self.d_step), e))
+        snap = self.scanner.snapshot()
+        state = _state_of(snap)
+        if state != self.last_state:
+            self.snap_steps.append(step)
+            self.snaps.append(snap)
+            self.last_state = state
+        if snap.position != end:
+            self.positions[step] = snap.position
+        self.ends.append(end)
+
+    def feed_tokens(self, ids: list[int], ends: list[int]) -> None:
+        scanner, feed, unit_text = self.scanner, self.scanner.feed, self.unit_text
+        d_step, d_message, d_start, d_end = self.d_step, self.d_message, self.d_start, self.d_end
+        texts, kinds, kind_of, out = self.texts, self.kinds, self.kind_of, self.ends
+        start = 0
+        for step, end in enumerate(ends, 1):
+            if end - start == 1 and scanner.hot:
+                events = feed([ids[start]])
+                # One body token that left the scanner hot added a delta and nothing else:
+                # the state moved in position alone, so no snapshot is taken.
+                if len(events) == 1 and scanner.hot:
+                    e = events[0]
+                    if type(e) is ContentDelta:
+                        i = len(d_step)
+                        if unit_text(e.start, e.end) != e.text:
+                            texts[i] = e.text
+                        if kind_of.get(e.message) != e.kind:
+                            kinds[i] = e.kind
+                        d_step.append(step)
+                        d_message.append(e.message)
+                        d_start.append(e.start)
+                        d_end.append(e.end)
+                        out.append(end)
+                        start = end
+                        continue
+            else:
+                events = feed(ids[start:end])
+            self.record(step, end, events)
+            start = end
+
+    def feed_text(self, pieces: list[str]) -> None:
+        feed = self.scanner.feed
+        end = 0
+        for step, piece in enumerate(pieces, 1):
+            end += len(piece)
+            self.record(step, end, feed(piece))
+
 
 @dataclass(frozen=True, eq=False)
 class Trace:
@@ -48,10 +194,15 @@ class Trace:
 
     tokens: np.ndarray
     chunking: Chunking
-    steps: tuple[Step, ...]
-    text: str | None = None
-    role: str | None = None
-    _token_bytes: tuple[bytes, ...] = field(default=(), repr=False)
+    text: str | None
+    role: str | None
+    step_ends: np.ndarray = field(repr=False)
+    deltas: Deltas = field(repr=False)
+    rare: tuple[Rare, ...] = field(repr=False)
+    _snap_steps: tuple[int, ...] = field(repr=False)
+    _snaps: tuple[Snapshot, ...] = field(repr=False)
+    _positions: dict[int, int] = field(repr=False)
+    _vocab: _Tokens = field(repr=False)
 
     @classmethod
     def build(
@@ -67,7 +218,7 @@ class Trace:
         message (no ``<|start|>`` header of its own).
         """
         from harmony_viz.scanner import Scanner
-        from harmony_viz.tokens import N_VOCAB, check_ids, encoding
+        from harmony_viz.tokens import N_VOCAB, check_ids
 
         chunking = parse_chunking(chunking)
         ids = np.asarray(tokens, dtype=np.int64)
@@ -76,31 +227,35 @@ class Trace:
         if ids.size and (ids.min() < 0 or ids.max() >= N_VOCAB):
             check_ids(ids.tolist())  # raises, naming the first bad id
         ids = ids.astype(np.int32)
-        enc = encoding()
-        token_bytes = tuple(enc.decode_single_token_bytes(int(t)) for t in ids)
+        vocab = _Tokens(ids)
         scanner = Scanner(role=role) if role is not None else Scanner()
-        steps: list[Step] = [Step(0, 0, 0, () if chunking.unit == "token" else "", (), scanner.snapshot())]
         text: str | None = None
         if chunking.unit == "token":
-            start = 0
             id_list = ids.tolist()
-            for end in token_chunks(len(id_list), chunking):
-                chunk = id_list[start:end]
-                events = scanner.feed(chunk)
-                steps.append(Step(len(steps), start, end, tuple(chunk), tuple(events), scanner.snapshot()))
-                start = end
+            vb = vocab.bytes
+            inverse = vocab.inverse.tolist()
+            token_text = [vocab.text[i] for i in inverse]
+
+            def unit_text(a: int, b: int) -> str:
+                if b - a == 1:
+                    return token_text[a]
+                return b"".join(vb[i] for i in inverse[a:b]).decode("utf-8", errors="replace")
+
+            rec = _Recorder(scanner, unit_text)
+            rec.feed_tokens(id_list, token_chunks(len(id_list), chunking))
         else:
-            text = b"".join(token_bytes).decode("utf-8", errors="replace")
-            start = 0
-            for piece in text_chunks(text, token_bytes, chunking):
-                end = start + len(piece)
-                events = scanner.feed(piece)
-                steps.append(Step(len(steps), start, end, piece, tuple(events), scanner.snapshot()))
-                start = end
-        end = steps[-1].end
-        tail = scanner.flush()
-        steps.append(Step(len(steps), end, end, () if chunking.unit == "token" else "", tuple(tail or ()), scanner.snapshot(), flush=True))
-        return cls(ids, chunking, tuple(steps), text, role, token_bytes)
+            per_token = vocab.per_token()
+            text = b"".join(per_token).decode("utf-8", errors="replace")
+            rec = _Recorder(scanner, lambda a, b: text[a:b])
+            rec.feed_text(text_chunks(text, per_token, chunking))
+        end = rec.ends[-1]
+        rec.record(len(rec.ends), end, scanner.flush())
+        deltas = Deltas(
+            np.frombuffer(rec.d_step, dtype=np.int32), np.frombuffer(rec.d_message, dtype=np.int32),
+            np.frombuffer(rec.d_start, dtype=np.int64), np.frombuffer(rec.d_end, dtype=np.int64), rec.texts, rec.kinds,
+        )
+        return cls(ids, chunking, text, role, np.frombuffer(rec.ends, dtype=np.int64), deltas, tuple(rec.rare),
+                   tuple(rec.snap_steps), tuple(rec.snaps), rec.positions, vocab)
 
     @property
     def unit(self) -> Literal["token", "char"]:
@@ -109,19 +264,25 @@ class Trace:
 
     @property
     def n_steps(self) -> int:
-        return len(self.steps)
+        return int(self.step_ends.size)
 
     @property
+    def steps(self) -> Steps:
+        """Every step, each rebuilt from the columns when it is read."""
+        return Steps(self)
+
+    # ---------------------------------------------------------------- tokens and text
+
+    @cached_property
     def token_bytes(self) -> tuple[bytes, ...]:
         """The bytes of each token (special tokens as their literal spelling)."""
-        return self._token_bytes
+        return tuple(self._vocab.per_token())
 
     @cached_property
     def token_char_starts(self) -> np.ndarray:
         """Character offset in :attr:`text` where each token starts, plus the total at the end."""
-        lengths = np.fromiter((len(b) for b in self._token_bytes), dtype=np.int64, count=len(self._token_bytes))
-        byte_starts = np.concatenate([[0], np.cumsum(lengths)])
-        data = np.frombuffer(b"".join(self._token_bytes), dtype=np.uint8)
+        byte_starts = np.concatenate([[0], np.cumsum(self._vocab.lengths())])
+        data = np.frombuffer(b"".join(self._vocab.per_token()), dtype=np.uint8)
         # A character starts at every byte that is not a UTF-8 continuation byte.
         leads = np.concatenate([[0], np.cumsum((data & 0xC0) != 0x80)])
         return leads[byte_starts]
@@ -132,30 +293,160 @@ class Trace:
 
         return encoding().decode_single_token_bytes(token_id)
 
-    def events(self, until: int | None = None) -> list[Event]:
-        """Every event of steps ``0..until`` (all steps when None), in order."""
-        last = self.n_steps - 1 if until is None else until
-        return [e for s in self.steps[: last + 1] for e in s.events]
+    def distinct_tokens(self) -> tuple[np.ndarray, np.ndarray, list[bytes]]:
+        """``(ids, index, bytes)``: the distinct ids in order, each token as an index into them, and their bytes."""
+        return self._vocab.ids, self._vocab.inverse, self._vocab.bytes
+
+    def unit_text(self, start: int, end: int) -> str:
+        """The text of input span ``start:end`` (tokens decoded, or characters of :attr:`text`)."""
+        if self.text is not None:
+            return self.text[start:end]
+        vb = self._vocab.bytes
+        return b"".join(vb[i] for i in self._vocab.inverse[start:end].tolist()).decode("utf-8", errors="replace")
+
+    # ---------------------------------------------------------------- steps, rebuilt on demand
+
+    def step(self, k: int) -> Step:
+        """Step ``k``: its chunk, its events in the order the scanner sent them, and the state after it."""
+        n = self.n_steps
+        if k < 0:
+            k += n
+        if not 0 <= k < n:
+            raise IndexError(f"step {k} is out of range: this trace has steps 0 to {n - 1}")
+        end = int(self.step_ends[k])
+        start = int(self.step_ends[k - 1]) if 0 < k < n - 1 else end
+        flush = k == n - 1 and k > 0
+        if self.text is not None:
+            chunk: str | tuple[int, ...] = "" if flush or k == 0 else self.text[start:end]
+        else:
+            chunk = () if flush or k == 0 else tuple(self.tokens[start:end].tolist())
+        return Step(k, start, end, chunk, tuple(self._events_between(k, k)), self._snapshot(k), flush=flush)
+
+    def _snapshot(self, k: int) -> Snapshot:
+        i = bisect.bisect_right(self._snap_steps, k) - 1
+        snap = self._snaps[i]
+        position = self._positions.get(k, int(self.step_ends[k]))
+        return snap if snap.position == position else dataclasses.replace(snap, position=position)
+
+    def snapshot_changes(self) -> list[tuple[int, Snapshot]]:
+        """``(step, snapshot)`` at step 0 and wherever a field other than ``position`` changed."""
+        return list(zip(self._snap_steps, self._snaps))
+
+    def positions(self) -> np.ndarray | None:
+        """Each step's snapshot ``position``, or None when it is always what was fed (the step's end)."""
+        if not self._positions:
+            return None
+        out = self.step_ends.copy()
+        for k, pos in self._positions.items():
+            out[k] = pos
+        return out
+
+    @cached_property
+    def _delta_offsets(self) -> np.ndarray:
+        """Deltas of step s are ``offsets[s]:offsets[s + 1]``."""
+        return np.searchsorted(self.deltas.step, np.arange(self.n_steps + 1), side="left")
+
+    @cached_property
+    def _rare_steps(self) -> list[int]:
+        return [r.step for r in self.rare]
+
+    @cached_property
+    def _kind_of(self) -> dict[int, str]:
+        return {r.event.message: r.event.kind for r in self.rare if type(r.event) is MessageStart}
+
+    def delta(self, i: int) -> ContentDelta:
+        """Content delta ``i`` (in stream order) as the scanner sent it."""
+        d = self.deltas
+        start, end, message = int(d.start[i]), int(d.end[i]), int(d.message[i])
+        text = d.texts.get(i)
+        if text is None:
+            text = self.unit_text(start, end)
+        return ContentDelta(message, d.kinds.get(i) or self._kind_of.get(message, "other"), text, start, end)  # type: ignore[arg-type]
+
+    def _events_between(self, first: int, last: int) -> Iterator[Event]:
+        offsets = self._delta_offsets
+        d, d1 = int(offsets[first]), int(offsets[last + 1])
+        r = bisect.bisect_left(self._rare_steps, first)
+        r1 = bisect.bisect_right(self._rare_steps, last)
+        while d < d1 or r < r1:
+            # a rare event recorded after `after` deltas comes before delta number `after`
+            if r < r1 and (d >= d1 or self.rare[r].after <= d):
+                yield self.rare[r].event
+                r += 1
+            else:
+                yield self.delta(d)
+                d += 1
+
+    def events(self, until: int | None = None, *, since: int = 0) -> list[Event]:
+        """Every event of steps ``since..until`` (to the last step when None), in order."""
+        return list(self._events_between(since, self.n_steps - 1 if until is None else until))
 
     @cached_property
     def diagnostics(self) -> tuple[tuple[int, Diagnostic], ...]:
         """Each diagnostic with the step that reported it."""
-        return tuple((s.index, e) for s in self.steps for e in s.events if isinstance(e, Diagnostic))
+        return tuple((r.step, r.event) for r in self.rare if type(r.event) is Diagnostic)
 
     @cached_property
     def messages(self) -> tuple[Message, ...]:
         """The messages the scanner found, in order, with the step each started and ended (open ones too)."""
+        return self._fold(with_text=True)
+
+    @cached_property
+    def headers(self) -> tuple[Message, ...]:
+        """:attr:`messages` without their bodies (``text`` empty, no spans): every other field, at a fraction of the cost."""
+        return self._fold(with_text=False)
+
+    def _fold(self, *, with_text: bool) -> tuple[Message, ...]:
         fold = MessageFold("chars" if self.unit == "char" else "tokens")
-        for s in self.steps:
-            fold.feed(s.events, s.index)
+        if with_text:
+            offsets = self._delta_offsets
+            for k in range(self.n_steps):
+                if offsets[k] != offsets[k + 1] or self._rare_at(k):
+                    fold.feed(list(self._events_between(k, k)), k)
+        else:
+            for r in self.rare:
+                fold.add(r.event, r.step)
         return tuple(fold.messages(include_open=True))
+
+    def _rare_at(self, k: int) -> bool:
+        i = bisect.bisect_left(self._rare_steps, k)
+        return i < len(self.rare) and self.rare[i].step == k
 
     def content(self, message: int, until: int | None = None) -> str:
         """The body of ``message`` as streamed up to step ``until`` (the end when None)."""
-        return "".join(e.text for e in self.events(until) if isinstance(e, ContentDelta) and e.message == message)
+        d = self.deltas
+        last = self.n_steps - 1 if until is None else until
+        picked = np.flatnonzero((d.message == message) & (d.step <= last))
+        return "".join(self.delta(int(i)).text for i in picked)
 
-    def to_payload(self) -> tuple[dict[str, Any], bytes]:
-        """The trace as the browser reads it: JSON metadata and one buffer of binary columns."""
+    def to_payload(self, extra: Mapping[str, Sequence[int]] | None = None) -> tuple[dict[str, Any], bytes]:
+        """The trace as the browser reads it: JSON metadata and one buffer of binary columns (``extra`` ones too)."""
         from harmony_viz.trace._payload import encode
 
-        return encode(self)
+        return encode(self, extra)
+
+
+class Steps(Sequence[Step]):
+    """A trace's steps as a sequence; each is rebuilt from the trace's columns when read."""
+
+    __slots__ = ("_trace",)
+
+    def __init__(self, trace: Trace) -> None:
+        self._trace = trace
+
+    def __len__(self) -> int:
+        return self._trace.n_steps
+
+    @overload
+    def __getitem__(self, k: int) -> Step: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[Step]: ...
+
+    def __getitem__(self, k: int | slice) -> Step | list[Step]:
+        if isinstance(k, slice):
+            return [self._trace.step(i) for i in range(*k.indices(len(self)))]
+        return self._trace.step(k)
+
+    def __iter__(self) -> Iterator[Step]:
+        return (self._trace.step(i) for i in range(len(self)))

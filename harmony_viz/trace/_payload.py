@@ -11,17 +11,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harmony_viz.scanner._events import ContentDelta, Snapshot
+from harmony_viz.scanner._events import Snapshot
 from harmony_viz.tokens import FIRST_SPECIAL
 
 if TYPE_CHECKING:
+    from harmony_viz.scanner._message import Message
     from harmony_viz.trace._model import Trace
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 _DTYPES = (("u1", 0, 2**8 - 1), ("i1", -(2**7), 2**7 - 1), ("u2", 0, 2**16 - 1), ("i2", -(2**15), 2**15 - 1),
            ("u4", 0, 2**32 - 1), ("i4", -(2**31), 2**31 - 1))
@@ -90,60 +93,47 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
-def encode(trace: Trace) -> tuple[dict[str, Any], bytes]:
-    """``(meta, buffer)`` for the widget's ``_meta`` and ``_columns`` traits."""
+def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None) -> tuple[dict[str, Any], bytes]:
+    """``(meta, buffer)`` for the widget's ``_meta`` and ``_columns`` traits, straight from the trace's columns.
+
+    ``extra``: more integer columns to carry in the same buffer (a page's API view data).
+    """
     cols = _Columns()
     strings = _Strings()
     ids = trace.tokens
-    uniq, inverse = np.unique(ids, return_inverse=True)
-    vocab = [trace.token_bytes_of(int(t)) for t in uniq]
+    uniq, inverse, vocab = trace.distinct_tokens()
     cols.add("vocab_ids", uniq, dtype="u4")
     cols.add("vocab_offsets", np.concatenate([[0], np.cumsum([len(b) for b in vocab])]).astype(np.int64), delta=True)
     cols.add_bytes("vocab_bytes", b"".join(vocab))
     cols.add("tokens", inverse)  # each token as an index into the vocabulary table
-    cols.add("step_ends", [s.end for s in trace.steps], delta=True)
+    cols.add("step_ends", trace.step_ends, delta=True)
     if trace.unit == "char":
         # the text itself is not sent: the browser decodes it from the token bytes it already has
         cols.add("token_chars", trace.token_char_starts, delta=True)
 
-    messages = _messages(trace)
-    kind_of = {m["index"]: m["kind"] for m in messages}
-    unit_text = _unit_text(trace)
-    deltas: dict[str, list[int]] = {"step": [], "message": [], "start": [], "len": []}
-    events: dict[str, list[int]] = {"step": [], "after": [], "type": [], "message": [], "start": [], "len": [], "extra": []}
-    overrides: dict[str, str] = {}
-    delta_kinds: dict[str, str] = {}
-    extras = _Strings()  # event-specific fields as interned JSON: most repeat (terminators, headers)
-    for s in trace.steps:
-        for e in s.events:
-            if isinstance(e, ContentDelta):
-                i = len(deltas["step"])
-                if unit_text(e.start, e.end) != e.text:
-                    overrides[str(i)] = e.text
-                if kind_of.get(e.message) != e.kind:
-                    delta_kinds[str(i)] = e.kind
-                deltas["step"].append(s.index)
-                deltas["message"].append(e.message)
-                deltas["start"].append(e.start)
-                deltas["len"].append(e.end - e.start)
-            else:
-                fields = {f.name: _jsonable(getattr(e, f.name)) for f in dataclasses.fields(e)}
-                events["step"].append(s.index)
-                events["after"].append(len(deltas["step"]))  # deltas before it: lets the browser interleave
-                events["type"].append(_EVENT_TYPES.index(type(e).__name__))
-                # Diagnostic.message is its text, not a message index
-                events["message"].append(fields.pop("message") if isinstance(fields.get("message"), int) else -1)
-                start, end = fields.pop("start"), fields.pop("end")
-                events["start"].append(start)
-                events["len"].append(end - start)
-                events["extra"].append(extras(json.dumps(fields, ensure_ascii=False, sort_keys=True)) if fields else -1)
-    starts = np.asarray(deltas["start"], dtype=np.int64)
-    ends = starts + np.asarray(deltas["len"], dtype=np.int64)
-    cols.add("delta.step", deltas["step"], delta=True)
-    cols.add("delta.message", deltas["message"], delta=True)
+    messages = trace.headers
+    d = trace.deltas
+    starts, ends = d.start, d.end
+    cols.add("delta.step", d.step, delta=True)
+    cols.add("delta.message", d.message, delta=True)
     # starts coded against the previous delta's end: contiguous deltas become zeros
     cols.add("delta.gap", starts - np.concatenate([[0], ends[:-1]]) if starts.size else starts)
-    cols.add("delta.len", deltas["len"])
+    cols.add("delta.len", ends - starts)
+
+    events: dict[str, list[int]] = {"step": [], "after": [], "type": [], "message": [], "start": [], "len": [], "extra": []}
+    extras = _Strings()  # event-specific fields as interned JSON: most repeat (terminators, headers)
+    for r in trace.rare:
+        e = r.event
+        fields = {f.name: _jsonable(getattr(e, f.name)) for f in dataclasses.fields(e)}
+        events["step"].append(r.step)
+        events["after"].append(r.after)  # deltas before it: lets the browser interleave
+        events["type"].append(_EVENT_TYPES.index(type(e).__name__))
+        # Diagnostic.message is its text, not a message index
+        events["message"].append(fields.pop("message") if isinstance(fields.get("message"), int) else -1)
+        start, end = fields.pop("start"), fields.pop("end")
+        events["start"].append(start)
+        events["len"].append(end - start)
+        events["extra"].append(extras(json.dumps(fields, ensure_ascii=False, sort_keys=True)) if fields else -1)
     for name in ("step", "after", "start"):
         cols.add(f"event.{name}", events[name], delta=True)
     for name in ("type", "message", "len", "extra"):
@@ -151,14 +141,16 @@ def encode(trace: Trace) -> tuple[dict[str, Any], bytes]:
 
     tool_calls: dict[str, Any] = {}
     for m in messages:
-        if m.get("arguments") is not None or m.get("parsed") is not None:
-            tool_calls[str(m["index"])] = {"arguments": m["arguments"], "parsed": m["parsed"], "error": m["arguments_error"]}
-    for f in _MESSAGE_INTS:
-        cols.add(f"message.{f}", [-1 if m[f] is None else m[f] for m in messages])
+        if m.arguments is not None or m.parsed is not None:
+            tool_calls[str(m.index)] = {"arguments": m.arguments, "parsed": _jsonable(m.parsed), "error": m.arguments_error}
+    for f, values in _message_ints(trace, messages).items():
+        cols.add(f"message.{f}", values)
     for f in _MESSAGE_STRS:
-        cols.add(f"message.{f}", [strings(m[f]) for m in messages])
+        cols.add(f"message.{f}", [strings(getattr(m, f)) for m in messages])
 
     snapshot_kinds = _snapshots(trace, cols, strings)
+    for name, values in (extra or {}).items():
+        cols.add(name, values)
     meta: dict[str, Any] = {
         "version": FORMAT_VERSION,
         "unit": trace.unit,
@@ -172,61 +164,59 @@ def encode(trace: Trace) -> tuple[dict[str, Any], bytes]:
         "event_extras": extras.items,
         "message_fields": {"ints": list(_MESSAGE_INTS), "strings": list(_MESSAGE_STRS)},
         "snapshot_fields": snapshot_kinds,
-        "overrides": overrides,
-        "delta_kinds": delta_kinds,
+        "overrides": {str(i): t for i, t in d.texts.items()},
+        "delta_kinds": {str(i): k for i, k in d.kinds.items()},
         "tool_calls": tool_calls,
         "specials": _specials(uniq),
     }
     return meta, b"".join(cols.parts)
 
 
-def _unit_text(trace: Trace):  # type: ignore[no-untyped-def]
-    if trace.unit == "char":
-        text = trace.text or ""
-        return lambda a, b: text[a:b]
-    tb = trace.token_bytes
-    return lambda a, b: b"".join(tb[a:b]).decode("utf-8", errors="replace")
-
-
 def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str]:
     """Each snapshot field as two columns listing only the steps where it changed."""
     kinds: dict[str, str] = {}
-    ends = [s.end for s in trace.steps]
+    changed_at = trace.snapshot_changes()
     for name in _SNAPSHOT_FIELDS:
-        values = [getattr(s.snapshot, name) for s in trace.steps]
-        if name == "position" and values == ends:
-            kinds[name] = "fed"  # the usual case: position is what was fed, no column needed
+        if name == "position":
+            positions = trace.positions()
+            if positions is None:
+                kinds[name] = "fed"  # the usual case: position is what was fed, no column needed
+                continue
+            steps, values = _changes(range(len(positions)), positions.tolist())
+            cols.add(f"snap.{name}.step", steps, delta=True)
+            cols.add(f"snap.{name}.value", values)
+            kinds[name] = "int"
             continue
+        values = [getattr(snap, name) for _, snap in changed_at]
         is_str = any(isinstance(v, str) for v in values) or all(v is None for v in values)
-        steps, coded = [], []
-        prev: Any = object()
-        for i, v in enumerate(values):
-            if v != prev:
-                steps.append(i)
-                coded.append(strings(v) if is_str else int(v))
-                prev = v
+        steps, kept = _changes([k for k, _ in changed_at], values)
         cols.add(f"snap.{name}.step", steps, delta=True)
-        cols.add(f"snap.{name}.value", coded)
+        cols.add(f"snap.{name}.value", [strings(v) for v in kept] if is_str else [int(v) for v in kept])
         kinds[name] = "str" if is_str else "int"
     return kinds
 
 
-def _messages(trace: Trace) -> list[dict[str, Any]]:
-    out = []
-    starts = trace.token_char_starts if trace.unit == "char" else None
+def _changes(steps: Sequence[int], values: list[Any]) -> tuple[list[int], list[Any]]:
+    """The steps where ``values`` changed (the first always), and the new values."""
+    at = [0, *(i for i, (a, b) in enumerate(zip(values, values[1:]), 1) if a != b)] if values else []
+    return [steps[i] for i in at], [values[i] for i in at]
+
+
+def _message_ints(trace: Trace, messages: Sequence[Message]) -> dict[str, np.ndarray]:
+    """The integer fields of each message (-1 for None), with its token span for drawing."""
+    out = {f: np.array([-1 if v is None else v for v in map(attrgetter(f), messages)], dtype=np.int64)
+           for f in _MESSAGE_INTS if not f.startswith("t_")}
     n = int(trace.tokens.size)
-    for m in trace.messages:
-        d = _jsonable(m.record())
-        end = m.end if m.end is not None else trace.steps[-1].end
-        if starts is not None:
-            # token spans for drawing: a token belongs to the message its first character does
-            d["t_start"] = max(0, min(int(np.searchsorted(starts, m.start, side="right") - 1), n))
-            d["t_header_end"] = min(int(np.searchsorted(starts, m.header_end, side="left")), n)
-            d["t_end"] = min(int(np.searchsorted(starts, end, side="left")), n)
-        else:
-            d["t_start"], d["t_header_end"], d["t_end"] = m.start, m.header_end, end
-        out.append(d)
-    return out
+    end = np.where(out["end"] < 0, int(trace.step_ends[-1]), out["end"])
+    if trace.unit == "char":
+        # a token belongs to the message its first character does
+        starts = trace.token_char_starts
+        out["t_start"] = np.clip(np.searchsorted(starts, out["start"], side="right") - 1, 0, n)
+        out["t_header_end"] = np.minimum(np.searchsorted(starts, out["header_end"], side="left"), n)
+        out["t_end"] = np.minimum(np.searchsorted(starts, end, side="left"), n)
+    else:
+        out["t_start"], out["t_header_end"], out["t_end"] = out["start"], out["header_end"], end
+    return {f: out[f] for f in _MESSAGE_INTS}
 
 
 def _specials(ids: np.ndarray) -> dict[str, str]:

@@ -71,6 +71,20 @@ test("escapeText and hexBytes", () => {
   assert.equal(hv.hexBytes(new Uint8Array([0xe6, 0x97, 0xa5])), "e6 97 a5");
 });
 
+test("stepLabel reads step k of n and the tokens fed", () => {
+  assert.equal(hv.stepLabel(0, 401, 0, false), "step 0 of 400 · 0 tokens fed");
+  assert.equal(hv.stepLabel(1, 401, 1, false), "step 1 of 400 · 1 token fed");
+  assert.equal(hv.stepLabel(400, 401, 399, true), "step 400 of 400 · 399 tokens fed · end of stream");
+});
+
+test("searchAction and pyDumps mirror the Python projection", () => {
+  assert.deepEqual(hv.searchAction("open", { id: 2 }), { type: "open_page", url: null });
+  assert.deepEqual(hv.searchAction("open", { url: "https://x" }), { type: "open_page", url: "https://x" });
+  assert.deepEqual(hv.searchAction("find", { pattern: ["é", 1] }), { type: "find_in_page", pattern: '["\\u00e9", 1]', url: "" });
+  assert.deepEqual(hv.searchAction("search", null), { type: "search", query: "" });
+  assert.equal(hv.pyDumps({ a: [1, true, null], b: "日" }), '{"a": [1, true, null], "b": "\\u65e5"}');
+});
+
 test("legend covers the six content kinds with distinct colours", () => {
   const entries = hv.legend("channel");
   assert.equal(entries.length, 6);
@@ -102,5 +116,18 @@ for (const file of fixtures) {
     });
     for (const [t, m] of want.message_of_token) assert.equal(d.messageOfToken(t)?.index ?? -1, m, `token ${t} message`);
     for (const [t, s] of want.step_of_token) assert.equal(d.stepOfToken(t), s, `token ${t} step`);
+  });
+}
+
+for (const file of fixtures) {
+  const name = file.replace(/\.meta\.json$/, "");
+  if (!existsSync(join(dir, `${name}.api.json`))) continue;
+  test(`trace ${name}: the page's API view is Python's at every step`, () => {
+    const meta = JSON.parse(readFileSync(join(dir, file), "utf-8"));
+    const raw = readFileSync(join(dir, `${name}.bin`));
+    const d = new hv.TraceData(meta, new DataView(raw.buffer, raw.byteOffset, raw.byteLength));
+    const want = JSON.parse(readFileSync(join(dir, `${name}.api.json`), "utf-8"));
+    assert.equal(want.length, d.nSteps);
+    want.forEach((w, s) => assert.deepEqual(hv.apiViewAt(d, s), w, `step ${s}`));
   });
 }

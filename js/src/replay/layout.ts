@@ -31,8 +31,7 @@ export function rowOf(rows: Int32Array, t: number): number {
   return Math.min(lo, Math.max(0, rows.length - 2));
 }
 
-/** Format a step position for the step readout. */
-export function stepLabel(step: number, nSteps: number, fed: number, nTokens: number, flush: boolean): string {
-  const tail = flush ? " · end of stream" : step === 0 ? " · nothing fed" : "";
-  return `step ${step} / ${nSteps - 1} · ${fed} / ${nTokens} tokens fed${tail}`;
+/** The step readout: "step k of n · t tokens fed" (steps count from 0 to n; the last is the end of the stream). */
+export function stepLabel(step: number, nSteps: number, fed: number, flush: boolean): string {
+  return `step ${step} of ${nSteps - 1} · ${fed} ${fed === 1 ? "token" : "tokens"} fed${flush ? " · end of stream" : ""}`;
 }

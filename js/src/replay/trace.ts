@@ -3,7 +3,7 @@
 import type { ColumnDescriptor, MessageMeta, RawEvent, ShownEvent, TraceMeta } from "./types";
 
 /** The payload layout this code reads; harmony_viz/trace/_payload.py writes the same number. */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
 const SIZES: Record<string, number> = { u1: 1, i1: 1, u2: 2, i2: 2, u4: 4, i4: 4 };
 
@@ -81,6 +81,9 @@ export class TraceData {
   /** per message (by position in `messages`), its delta indices in order */
   readonly messageDeltas: Int32Array[];
   private snap: Record<string, { steps: Int32Array; values: Int32Array; kind: string }>;
+  /** a saved page's API view columns, per message (see apiview.ts), or null */
+  readonly api: Record<"turn" | "position" | "call_step" | "part0" | "part1", Int32Array> | null;
+  readonly messageStepStarted: Int32Array;
 
   constructor(meta: TraceMeta, view: DataView) {
     if (meta.version !== FORMAT_VERSION) {
@@ -161,6 +164,9 @@ export class TraceData {
       if (p !== undefined) lists[p].push(i);
     }
     this.messageDeltas = lists.map((l) => Int32Array.from(l));
+
+    this.messageStepStarted = Int32Array.from(this.messages.map((m) => m.step_started));
+    this.api = meta.api ? { turn: col("api.turn"), position: col("api.position"), call_step: col("api.call_step"), part0: col("api.part.0"), part1: col("api.part.1") } : null;
 
     this.snap = {};
     for (const [f, kind] of Object.entries(meta.snapshot_fields)) {

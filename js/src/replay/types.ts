@@ -62,6 +62,27 @@ export interface TraceMeta {
   delta_kinds: Record<string, string>;
   tool_calls: Record<string, { arguments: string | null; parsed: unknown; error: string | null }>;
   specials: Record<string, string>;
+  /** a saved page only: what the browser needs to build the API view at any step (see apiview.ts) */
+  api?: ApiMeta;
+}
+
+/** One turn message's part of the API objects, its body left open (harmony_viz.projections.open_parts). */
+export interface ApiPart {
+  field: "content" | "reasoning_content" | null;
+  tool_call: Record<string, unknown> | null;
+  item: Record<string, unknown>;
+  type: string;
+}
+
+/** The API view data of a saved page (harmony_viz/_replay/_api_view.py, ApiViews.page_data). */
+export interface ApiMeta {
+  flavours: Array<{ name: string; kind: "chat" | "responses"; legacy: boolean }>;
+  /** each view at step 0: the objects to fill */
+  shells: Record<string, Record<string, unknown>>;
+  /** what only the last step has, per view: usage, finish_reason / status, incomplete_details */
+  finals: Record<string, Record<string, unknown>>;
+  parts: ApiPart[];
+  error: string | null;
 }
 
 /** The API view for one step, computed by Python's projections. */
@@ -82,8 +103,6 @@ export interface ReplayTraits {
   _meta: TraceMeta;
   _columns: DataView;
   _live: boolean;
-  /** a saved page only: the API views at message boundaries, by step */
-  _api_views?: Array<[number, ApiView]>;
 }
 
 /** One event as shown in the panels. */

@@ -185,18 +185,19 @@ export class ReplayView {
   }
 
   private syncChunkControls(): void {
+    // A saved page has no Python to cut the stream again: it shows no chunking controls at all.
     const live = Boolean(this.model.get("_live"));
+    this.chunkSel.style.display = live ? "" : "none";
+    this.chunkInput.style.display = live ? "" : "none";
+    if (!live) return;
     const current = String(this.model.get("chunking") ?? this.data.meta.chunking);
     const presets = this.model.get("chunkings") ?? [];
     this.chunkSel.textContent = "";
     const all = presets.includes(current) ? presets : [current, ...presets];
     for (const p of all) this.chunkSel.append(h("option", { value: p }, `chunks: ${p}`));
-    if (live) this.chunkSel.append(h("option", { value: "custom" }, "custom…"));
+    this.chunkSel.append(h("option", { value: "custom" }, "custom…"));
     this.chunkSel.value = current;
-    this.chunkSel.disabled = !live;
-    this.chunkInput.disabled = !live;
-    this.chunkInput.style.display = live ? "" : "none";
-    this.chunkSel.title = live ? "how the stream is cut into steps (recomputed in Python)" : "chunking is fixed in a saved page; change it from Python with replay(..., chunking=…)";
+    this.chunkSel.title = "how the stream is cut into steps (recomputed in Python)";
   }
 
   // ---- stepping --------------------------------------------------------------------
@@ -246,7 +247,7 @@ export class ReplayView {
     const fed = d.fedAt(s);
     const flush = s === d.nSteps - 1 && s > 0;
     this.tokens.render(d, s);  // first: it reads the scroll position before anything is written
-    this.stepEl.textContent = stepLabel(s, d.nSteps, fed.full, d.nTokens, flush);
+    this.stepEl.textContent = stepLabel(s, d.nSteps, fed.full, flush);
     this.stepEl.dataset.step = String(s);
     this.scrub.value = String(s);
     for (const p of [this.state, this.events, this.log, this.diagnostics, this.conversation]) p.render(d, s);

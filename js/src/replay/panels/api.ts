@@ -1,6 +1,7 @@
 // The API view: what each endpoint would have sent as of this step, one tab per projection,
 // plus the server tab when the trace came from a server.
 import { h } from "../../shared/dom";
+import { apiViewAt } from "../apiview";
 import type { TraceData } from "../trace";
 import type { ApiView, ReplayModel } from "../types";
 import { section, type Panel, type ViewActions } from "./panel";
@@ -15,11 +16,13 @@ export class ApiPanel implements Panel {
   private timer: number | undefined;
   private data: TraceData | null = null;
   private step = 0;
+  private built: ApiView | null = null;
 
   constructor(private model: ReplayModel, private actions: ViewActions) {}
 
   reset(): void {
     this.shown = null;
+    this.built = null;
     if (this.timer !== undefined) { window.clearTimeout(this.timer); this.timer = undefined; }
   }
 
@@ -46,19 +49,19 @@ export class ApiPanel implements Panel {
     this.actions.highlight(start, end);
   }
 
-  private pick(): { api: ApiView; saved: boolean } {
-    const views = this.model.get("_api_views");
-    if (!views || !views.length) return { api: this.model.get("api_view") ?? {}, saved: views !== undefined };
-    // a saved page carries API views at message boundaries: show the latest at or before this step
-    let api = views[0][1];
-    for (const [st, v] of views) if (st <= this.step) api = v;
-    return { api, saved: true };
+  /** The view at this step: built here on a saved page, else the one Python sent (it may lag a step behind). */
+  private pick(): ApiView {
+    if (this.data!.api) {
+      if (this.built?.step !== this.step) this.built = apiViewAt(this.data!, this.step);
+      return this.built;
+    }
+    return this.model.get("api_view") ?? {};
   }
 
   private draw(): void {
     if (!this.data) return;
     const body = this.box.body;
-    const { api, saved } = this.pick();
+    const api = this.pick();
     // pretty-printing a long reasoning text is costly: redraw only when the view or tab changed
     if (api === this.shown && this.tab === this.tabShown && (api.step ?? 0) === this.step) return;
     this.shown = api;
@@ -70,7 +73,8 @@ export class ApiPanel implements Panel {
     if (checks) entries.push(["server", checks]);  // server lens: its answer beside ours
     if (entries.length === 0) { body.appendChild(h("div", { class: "hv-empty" }, "no API view yet")); return; }
     const st = api.step ?? 0;
-    body.appendChild(h("div", { class: "hv-note" }, st === this.step ? `as of step ${st}` : `as of step ${st} (${saved ? "the last message boundary in this saved page" : "updating…"})`));
+    const what = "what a streaming client holds (usage comes with the last chunk)";
+    body.appendChild(h("div", { class: "hv-note", "data-hv": "api-note" }, st === this.step ? `step ${st}: ${what}` : `step ${st}: ${what}; updating to step ${this.step}…`));
     if (!entries.some(([k]) => k === this.tab)) this.tab = entries[0][0];
     const tabs = h("div", { class: "hv-tabs" });
     for (const [k] of entries) {
