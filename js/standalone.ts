@@ -5,7 +5,7 @@ import type { ReplayModel, ReplayTraits, TraceMeta } from "./src/replay/types";
 interface Embedded {
   meta: TraceMeta;
   columns: string; // base64
-  traits: Pick<ReplayTraits, "step" | "selected" | "chunking" | "chunkings" | "error" | "api_view">;
+  traits: Pick<ReplayTraits, "step" | "selected" | "chunking" | "chunkings" | "error">;
 }
 
 /** A stand-in for anywidget's model: the same get/set/on surface, local only. */

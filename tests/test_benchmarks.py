@@ -55,3 +55,39 @@ def test_no_benchmark_code_inside_the_package():
 
     root = Path(harmony_viz.__file__).parent
     assert [p for p in root.rglob("_bench.py")] == []
+
+
+def test_door_benchmark_prints_its_ratios_against_references_of_the_same_run(corpus_dir, capsys):
+    """Run small (one round, a 3,000-token page): the figures are printed in their documented form, no speed asserted."""
+    from benchmarks import bench_door
+
+    assert bench_door.main(["--corpus", str(corpus_dir), "--rounds", "1", "--tokens", "3000"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    num = r"-?[\d.]+"
+    assert re.fullmatch(rf"start-up \(cities_3_cot_true_trial-1\.md, fresh processes, median of 1\): vocabulary {num} s, parse {num} s, lint {num} s", lines[0])
+    assert re.fullmatch(r"  lint - parse: [+-][\d.]+ s \(limit \+0\.30 s\); parse - vocabulary: [+-][\d.]+ s \(limit \+0\.70 s\)", lines[1])
+    assert re.fullmatch(rf"first call \(fresh processes, median of 1\): replay {num} s, playground {num} s; playground / replay {num}x \(limit 1\.00x\)", lines[2])
+    assert re.fullmatch(rf"page of 3,000 tokens \({num} MB; one process, vocabulary loaded, CPU seconds, median of 1\): encode {num} s, scan {num} s, "
+                        rf"replay\(text\)\.save_html {num} s, html {num} s", lines[3])
+    assert re.fullmatch(rf"  scan / encode {num}x \(limit 3x\); save_html / scan {num}x, html / scan {num}x \(limit 10x, aim 5x\)", lines[4])
+    assert re.fullmatch(rf"  peak memory of replay\(text\)\.save_html above the loaded vocabulary: {num} MB = \d+ B/token \(tracemalloc, Python allocations; limit 300\)", lines[5])
+    assert len(lines) == 6
+
+
+def test_door_benchmark_rejects_bad_arguments(capsys, tmp_path):
+    from benchmarks import bench_door
+
+    with pytest.raises(SystemExit) as e:
+        bench_door.main(["--tokens", "0"])
+    assert e.value.code == 2 and "--tokens 0: give at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="no transcript corpus at"):
+        bench_door.main(["--corpus", str(tmp_path)])
+
+
+def test_door_benchmark_stream_is_real_transcripts_cut_to_length(corpus_dir, enc):
+    from benchmarks.bench_door import context_stream
+
+    ids = context_stream(corpus_dir, 5000)
+    assert len(ids) == 5000
+    text = enc.decode(ids)
+    assert text.startswith("<|start|>system<|message|>") and "to=functions.get_weather" in text

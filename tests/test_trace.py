@@ -61,7 +61,7 @@ def test_parse_chunking_errors_say_what_to_write(spec: str, message: str) -> Non
 
 @given(n=st.integers(0, 300), spec=st.sampled_from(TOKEN_CHUNKINGS + ["random:11", "every:7"]))
 def test_token_chunks_cover_the_stream_once(n: int, spec: str) -> None:
-    ends = token_chunks(n, parse_chunking(spec))
+    ends = list(token_chunks(n, parse_chunking(spec)))
     assert ends == sorted(set(ends))
     assert (ends[-1] if ends else 0) == n
     assert all(e > 0 for e in ends)

@@ -26,31 +26,39 @@ def script_json(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
+def payload(trace: Trace, server: dict[str, Any] | None = None) -> tuple[dict[str, Any], bytes]:
+    """What the browser reads, widget and page alike: the trace's columns and JSON, the data to build the API view
+    at any step (see :meth:`ApiViews.page_data`) and, for the server lens, the server tab's."""
+    from harmony_viz._replay._api_view import ApiViews
+
+    api_columns, api_meta = ApiViews(trace).page_data()
+    meta, columns = trace.to_payload(api_columns)
+    meta["api"] = api_meta
+    if server is not None:
+        meta["server"] = server
+    return meta, columns
+
+
 def page_html(trace: Trace, *, step: int = -1, title: str | None = None, server: dict[str, Any] | None = None,
-              name: str | None = None, links: Sequence[tuple[str, str]] = ()) -> str:
+              name: str | None = None, links: Sequence[tuple[str, str]] = (), data: tuple[dict[str, Any], bytes] | None = None) -> str:
     """The full text of a standalone page replaying ``trace``, opened at ``step`` (-1: the end of the stream).
 
     ``name`` says what is replayed (a file, a run) and heads the page; ``links`` are
     ``(text, href)`` pairs to pages written beside it. The API view is built in the page for
-    any step, from data written here (see :meth:`ApiViews.page_data`).
+    any step, from data written here (see :func:`payload`; ``data`` is that, when already made).
     """
     from harmony_viz import __version__
-    from harmony_viz._replay._api_view import ApiViews
     from harmony_viz.trace import describe
 
     step = step if step >= 0 else trace.n_steps + step
     why = step_error(step, trace.n_steps)
     if why:
         raise ValueError(why)
-    api_columns, api_meta = ApiViews(trace).page_data()
-    meta, columns = trace.to_payload(api_columns)
-    meta["api"] = api_meta
-    if server is not None:  # the server lens: the API view's server tab
-        meta["server"] = server
-    data = {
+    meta, columns = data if data is not None else payload(trace, server)
+    embedded = {
         "meta": meta,
         "columns": base64.b64encode(columns).decode("ascii"),
-        "traits": {"step": step, "selected": -1, "chunking": str(trace.chunking), "chunkings": list(PRESETS), "error": "", "api_view": {}},
+        "traits": {"step": step, "selected": -1, "chunking": str(trace.chunking), "chunkings": list(PRESETS), "error": ""},
     }
     what = name or "a token stream"
     heading = title or f"{what} · Harmony replay"
@@ -74,7 +82,7 @@ def page_html(trace: Trace, *, step: int = -1, title: str | None = None, server:
         f"<h3 style=\"margin:0 0 4px\" data-hv=\"page-title\">{html.escape(heading)}</h3>\n"
         f"<p class=\"hv-page-line\" data-hv=\"page-line\">{html.escape(line)}{' See also: ' + nav if nav else ''}</p>\n"
         "<div id=\"hv-app\"></div>\n"
-        f"<script type=\"application/json\" id=\"hv-data\">{script_json(data)}</script>\n"
+        f"<script type=\"application/json\" id=\"hv-data\">{script_json(embedded)}</script>\n"
         f"<script>{js}</script>\n</body>\n</html>\n"
     )
 

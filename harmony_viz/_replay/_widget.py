@@ -20,6 +20,7 @@ import anywidget
 import traitlets
 
 from harmony_viz._replay._api_view import ApiViews
+from harmony_viz._replay._page import page_html, payload
 from harmony_viz._replay._steps import PRESETS, step_error, step_for_tokens, tokens_fed
 from harmony_viz._static import asset
 from harmony_viz.trace import CHUNKINGS, Trace, parse_chunking, tokens_of
@@ -36,14 +37,13 @@ class ReplayWidget(anywidget.AnyWidget):
     chunking = traitlets.Unicode("token", help="how the stream is cut into steps, e.g. 'every:4'").tag(sync=True)
     chunkings = traitlets.List(traitlets.Unicode(), help="the chunkings offered in the menu").tag(sync=True)
     error = traitlets.Unicode("", help="the last problem with a value set from the browser").tag(sync=True)
-    api_view = traitlets.Dict(help="the API view as of `step`").tag(sync=True)
     _meta = traitlets.Dict().tag(sync=True)
     _columns = traitlets.Bytes().tag(sync=True)
     _live = traitlets.Bool(True).tag(sync=True)
 
     def __init__(self, tokens: list[int], chunking: str = "token", *, role: str | None = None, step: int = 0,
                  server: dict[str, Any] | None = None, name: str | None = None, **kwargs: Any) -> None:
-        self._tokens = list(tokens)
+        self._tokens: list[int] | None = None  # a live recording's ids; otherwise the trace holds them
         self._role = role
         self.name = name  # what is replayed (a file, a run): a saved page's title names it
         self._server = server  # the server tab's data (server lens), carried in the payload
@@ -52,18 +52,28 @@ class ReplayWidget(anywidget.AnyWidget):
         self._live_last = 0.0
         self._live_cost = 0.0
         trace = Trace.build(tokens, chunking, role=role)
+        tokens = ()  # the trace holds the ids now (4 bytes each, not a list of ints)
         meta, columns = self._payload(trace)
         self._trace = trace
         self._api = ApiViews(trace)
         super().__init__(chunking=str(trace.chunking), chunkings=list(PRESETS), _meta=meta, _columns=columns, **kwargs)
         self.step = step if step >= 0 else trace.n_steps + step
-        self.api_view = self._api.at(self.step)
 
     def _payload(self, trace: Trace) -> tuple[dict[str, Any], bytes]:
-        meta, columns = trace.to_payload()
-        if self._server is not None:
-            meta["server"] = self._server
-        return meta, columns
+        # the browser builds the API view of any step from this payload: no round trip per step
+        return payload(trace, self._server)
+
+    @property
+    def api_view(self) -> dict[str, Any]:
+        """The API view at ``step``, computed in Python on request: ``{"step", "views": {name: object}}``.
+
+        Each view is the object a streaming client holds at that step (no usage before the
+        last chunk); the browser builds the same from the payload.
+        """
+        return self._api.at(self.step)
+
+    def _stream(self) -> Sequence[int]:
+        return self._tokens if self._tokens is not None else self._trace.tokens
 
     @property
     def trace(self) -> Trace:
@@ -93,7 +103,7 @@ class ReplayWidget(anywidget.AnyWidget):
     def _rechunk(self, change: dict[str, Any]) -> None:
         if not hasattr(self, "_trace") or str(self._trace.chunking) == change["new"]:
             return
-        trace = Trace.build(self._tokens, change["new"], role=self._role)
+        trace = Trace.build(self._stream(), change["new"], role=self._role)
         # Keep the same place in the stream: the first new step that has fed at least as much.
         fed = tokens_fed(self._trace, self.step)
         self._trace = trace
@@ -104,12 +114,6 @@ class ReplayWidget(anywidget.AnyWidget):
             self._columns = columns
             self.step = step_for_tokens(trace, fed)
             self.error = ""
-        self.api_view = self._api.at(self.step)
-
-    @traitlets.observe("step")
-    def _step_changed(self, change: dict[str, Any]) -> None:
-        if hasattr(self, "_api"):
-            self.api_view = self._api.at(change["new"])
 
     def set_state(self, sync_data: dict[str, Any]) -> None:
         """Apply state from the browser; a bad chunking or step is reported in ``error``, not raised."""
@@ -142,6 +146,8 @@ class ReplayWidget(anywidget.AnyWidget):
         than that, rebuilds are spaced out (at most a quarter of the time is spent on them);
         ``finish_live`` draws whatever is still pending.
         """
+        if self._tokens is None:
+            self._tokens = self._trace.tokens.tolist()
         self._tokens.extend(int(t) for t in token_ids)
         self._live_dirty = True
         now = time.perf_counter()
@@ -155,7 +161,7 @@ class ReplayWidget(anywidget.AnyWidget):
 
     def _rebuild(self, *, follow: bool) -> None:
         start = time.perf_counter()
-        trace = Trace.build(self._tokens, str(self._trace.chunking), role=self._role)
+        trace = Trace.build(self._stream(), str(self._trace.chunking), role=self._role)
         meta, columns = self._payload(trace)
         step = trace.n_steps - 1 if follow else min(self.step, trace.n_steps - 1)
         self._trace = trace
@@ -164,7 +170,6 @@ class ReplayWidget(anywidget.AnyWidget):
             self._meta = meta
             self._columns = columns
             self.step = step
-        self.api_view = self._api.at(self.step)
         self._live_dirty = False
         self._live_last = time.perf_counter()
         self._live_cost = self._live_last - start
@@ -175,10 +180,9 @@ class ReplayWidget(anywidget.AnyWidget):
         The page is titled after :attr:`name` unless ``title`` is given; ``links`` are
         ``(text, href)`` pairs to pages written beside it.
         """
-        from harmony_viz._replay._page import page_html
-
         out = Path(path)
-        out.write_text(page_html(self._trace, step=self.step, title=title, server=self._server, name=self.name, links=links), encoding="utf-8")
+        page = page_html(self._trace, step=self.step, title=title, name=self.name, links=links, data=(self._meta, self._columns))
+        out.write_text(page, encoding="utf-8")
         return out
 
 

@@ -111,10 +111,10 @@ def describe(chunking: str | Chunking) -> str:
     return "as text deltas, the way a server streams them" + ("" if c.size == 1 else f" ({c.size} tokens a delta)")
 
 
-def token_chunks(n_tokens: int, chunking: Chunking) -> list[int]:
-    """Ends (exclusive token indices) of each chunk of a token chunking."""
+def token_chunks(n_tokens: int, chunking: Chunking) -> Sequence[int]:
+    """Ends (exclusive token indices) of each chunk of a token chunking (a range for ``token``: no list of 131k ints)."""
     if chunking.kind == "token":
-        return list(range(1, n_tokens + 1))
+        return range(1, n_tokens + 1)
     if chunking.kind == "every":
         ends = list(range(chunking.size, n_tokens, chunking.size))
         return [*ends, n_tokens] if n_tokens else []

@@ -104,8 +104,9 @@ class _Recorder:
     def __init__(self, scanner: Any, unit_text: Any) -> None:
         self.scanner = scanner
         self.unit_text = unit_text  # (start, end) -> the text of that span of the input
-        self.ends = array("q", [0])
-        self.d_step, self.d_message, self.d_start, self.d_end = array("i"), array("i"), array("q"), array("q")
+        # 32-bit columns: no stream comes near 2**31 tokens or characters
+        self.ends = array("i", [0])
+        self.d_step, self.d_message, self.d_start, self.d_end = array("i"), array("i"), array("i"), array("i")
         self.texts: dict[int, str] = {}
         self.kinds: dict[int, str] = {}
         self.rare: list[Rare] = []
@@ -143,35 +144,35 @@ class _Recorder:
             self.positions[step] = snap.position
         self.ends.append(end)
 
-    def feed_tokens(self, ids: list[int], ends: list[int]) -> None:
-        scanner, feed, unit_text = self.scanner, self.scanner.feed, self.unit_text
-        d_step, d_message, d_start, d_end = self.d_step, self.d_message, self.d_start, self.d_end
-        texts, kinds, kind_of, out = self.texts, self.kinds, self.kind_of, self.ends
-        start = 0
-        for step, end in enumerate(ends, 1):
+    def feed_tokens(self, ids: list[int], ends: Sequence[int]) -> None:
+        """Feed the chunks ending at ``ends``; runs of one-token steps of body text go through ``Scanner.feed_each``."""
+        scanner, feed = self.scanner, self.scanner.feed
+        kind_of, kinds, out = self.kind_of, self.kinds, self.ends
+        n_steps = len(ends)
+        k, start = 0, 0  # chunk k feeds ids[start:ends[k]] and is step k + 1
+        run = -1  # chunks k..run are one token each
+        while k < n_steps:
+            end = ends[k]
             if end - start == 1 and scanner.hot:
-                events = feed([ids[start]])
-                # One body token that left the scanner hot added a delta and nothing else:
-                # the state moved in position alone, so no snapshot is taken.
-                if len(events) == 1 and scanner.hot:
-                    e = events[0]
-                    if type(e) is ContentDelta:
-                        i = len(d_step)
-                        if unit_text(e.start, e.end) != e.text:
-                            texts[i] = e.text
-                        if kind_of.get(e.message) != e.kind:
-                            kinds[i] = e.kind
-                        d_step.append(step)
-                        d_message.append(e.message)
-                        d_start.append(e.start)
-                        d_end.append(e.end)
-                        out.append(end)
-                        start = end
-                        continue
-            else:
-                events = feed(ids[start:end])
-            self.record(step, end, events)
-            start = end
+                # as many one-token steps as stay plain body text: one delta each, the state unchanged but its position
+                if run < k:
+                    run = k
+                    while run + 1 < n_steps and ends[run + 1] - ends[run] == 1:
+                        run += 1
+                n, message, kind = scanner.feed_each(ids, start, start + run - k + 1)
+                if n:
+                    first = len(self.d_step)
+                    self.d_step.extend(range(k + 1, k + 1 + n))
+                    self.d_message.extend([message] * n)
+                    self.d_start.extend(range(start, start + n))
+                    self.d_end.extend(range(start + 1, start + n + 1))
+                    out.extend(range(start + 1, start + n + 1))
+                    if kind_of.get(message) != kind:
+                        kinds.update(dict.fromkeys(range(first, first + n), kind))
+                    k, start = k + n, start + n
+                    continue
+            self.record(k + 1, end, feed(ids[start:end]))
+            k, start = k + 1, end
 
     def feed_text(self, pieces: list[str]) -> None:
         feed = self.scanner.feed
@@ -231,15 +232,16 @@ class Trace:
         scanner = Scanner(role=role) if role is not None else Scanner()
         text: str | None = None
         if chunking.unit == "token":
-            id_list = ids.tolist()
-            vb = vocab.bytes
-            inverse = vocab.inverse.tolist()
-            token_text = [vocab.text[i] for i in inverse]
+            # the caller's list when it is one (ids as Python ints are 36 bytes each: not twice)
+            id_list = tokens if type(tokens) is list and ids.size and all(type(t) is int for t in tokens) else ids.tolist()
+            vb, vt = vocab.bytes, vocab.text
+            inverse = array("i")
+            inverse.frombytes(vocab.inverse.astype(np.int32).tobytes())  # 4 bytes a token, read as Python ints
 
             def unit_text(a: int, b: int) -> str:
                 if b - a == 1:
-                    return token_text[a]
-                return b"".join(vb[i] for i in inverse[a:b]).decode("utf-8", errors="replace")
+                    return vt[inverse[a]]
+                return b"".join([vb[i] for i in inverse[a:b]]).decode("utf-8", errors="replace")
 
             rec = _Recorder(scanner, unit_text)
             rec.feed_tokens(id_list, token_chunks(len(id_list), chunking))
@@ -252,9 +254,9 @@ class Trace:
         rec.record(len(rec.ends), end, scanner.flush())
         deltas = Deltas(
             np.frombuffer(rec.d_step, dtype=np.int32), np.frombuffer(rec.d_message, dtype=np.int32),
-            np.frombuffer(rec.d_start, dtype=np.int64), np.frombuffer(rec.d_end, dtype=np.int64), rec.texts, rec.kinds,
+            np.frombuffer(rec.d_start, dtype=np.int32), np.frombuffer(rec.d_end, dtype=np.int32), rec.texts, rec.kinds,
         )
-        return cls(ids, chunking, text, role, np.frombuffer(rec.ends, dtype=np.int64), deltas, tuple(rec.rare),
+        return cls(ids, chunking, text, role, np.frombuffer(rec.ends, dtype=np.int32), deltas, tuple(rec.rare),
                    tuple(rec.snap_steps), tuple(rec.snaps), rec.positions, vocab)
 
     @property

@@ -122,18 +122,34 @@ def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None) -> tu
 
     events: dict[str, list[int]] = {"step": [], "after": [], "type": [], "message": [], "start": [], "len": [], "extra": []}
     extras = _Strings()  # event-specific fields as interned JSON: most repeat (terminators, headers)
+    extra_of: dict[Any, int] = {}  # the same fields seen before: no JSON written again
     for r in trace.rare:
         e = r.event
-        fields = {f.name: _jsonable(getattr(e, f.name)) for f in dataclasses.fields(e)}
+        kind = type(e)
+        names = _fields_of(kind)
+        values = tuple(getattr(e, f) for f in names)
+        fields = dict(zip(names, values))
         events["step"].append(r.step)
         events["after"].append(r.after)  # deltas before it: lets the browser interleave
-        events["type"].append(_EVENT_TYPES.index(type(e).__name__))
+        events["type"].append(_EVENT_TYPES.index(kind.__name__))
         # Diagnostic.message is its text, not a message index
-        events["message"].append(fields.pop("message") if isinstance(fields.get("message"), int) else -1)
+        message = fields.pop("message", None)
+        events["message"].append(message if type(message) is int else -1)
+        if type(message) is not int and message is not None:
+            fields["message"] = message
         start, end = fields.pop("start"), fields.pop("end")
         events["start"].append(start)
         events["len"].append(end - start)
-        events["extra"].append(extras(json.dumps(fields, ensure_ascii=False, sort_keys=True)) if fields else -1)
+        key = (kind, *(v for f, v in fields.items()))
+        try:
+            index = extra_of.get(key)
+        except TypeError:  # an unhashable value (parsed arguments): written every time
+            key, index = None, None
+        if index is None:
+            index = extras(json.dumps({f: _jsonable(v) for f, v in fields.items()}, ensure_ascii=False, sort_keys=True)) if fields else -1
+            if key is not None:
+                extra_of[key] = index
+        events["extra"].append(index)
     for name in ("step", "after", "start"):
         cols.add(f"event.{name}", events[name], delta=True)
     for name in ("type", "message", "len", "extra"):
@@ -176,6 +192,8 @@ def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str
     """Each snapshot field as two columns listing only the steps where it changed."""
     kinds: dict[str, str] = {}
     changed_at = trace.snapshot_changes()
+    at = [k for k, _ in changed_at]
+    snaps = [snap for _, snap in changed_at]
     for name in _SNAPSHOT_FIELDS:
         if name == "position":
             positions = trace.positions()
@@ -187,16 +205,26 @@ def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str
             cols.add(f"snap.{name}.value", values)
             kinds[name] = "int"
             continue
-        values = [getattr(snap, name) for _, snap in changed_at]
+        values = list(map(attrgetter(name), snaps))
         is_str = any(isinstance(v, str) for v in values) or all(v is None for v in values)
-        steps, kept = _changes([k for k, _ in changed_at], values)
+        steps, kept = _changes(at, values)
         cols.add(f"snap.{name}.step", steps, delta=True)
         cols.add(f"snap.{name}.value", [strings(v) for v in kept] if is_str else [int(v) for v in kept])
         kinds[name] = "str" if is_str else "int"
     return kinds
 
 
-def _changes(steps: Sequence[int], values: list[Any]) -> tuple[list[int], list[Any]]:
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields_of(kind: type) -> tuple[str, ...]:
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    return names
+
+
+def _changes(steps: Sequence[int], values: Sequence[Any]) -> tuple[list[int], list[Any]]:
     """The steps where ``values`` changed (the first always), and the new values."""
     at = [0, *(i for i, (a, b) in enumerate(zip(values, values[1:]), 1) if a != b)] if values else []
     return [steps[i] for i in at], [values[i] for i in at]

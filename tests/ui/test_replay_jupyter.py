@@ -10,15 +10,17 @@ from pathlib import Path
 
 import pytest
 from _lab import lab_notebook, wait_for_kernel
-from _replay_streams import XSS_TEXT, finding5
+from _replay_streams import XSS_TEXT
 from playwright.sync_api import expect
 
+from harmony_viz.cli._demo import REPLAY_SAMPLE, replay_tokens
 from harmony_viz.trace import Trace, tokens_of
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT = ROOT / "docs" / "replay.png"
+SHOT_SAMPLE = REPLAY_SAMPLE  # a clean tool-calling transcript, the one `harmony-viz demo` replays
 
 
 @pytest.fixture(scope="module")
@@ -26,14 +28,14 @@ def lab_page(browser, jupyter_lab, corpus_dir):
     """A JupyterLab tab with a notebook of two replay widgets, all cells run."""
     root: Path = jupyter_lab["root"]
     (root / "xss.txt").write_text(XSS_TEXT, encoding="utf-8")
-    # the screenshot stream: the end of a real run that calls a tool
-    (root / "run.txt").write_text(finding5(corpus_dir, "cyberthreat-17"), encoding="utf-8")
     cells = [
         "from harmony_viz import replay\nw = replay(open('xss.txt').read(), chunking='every:2')\nw",
         "print('PY', w.step, w.selected, w.chunking, w.n_steps)",
         "w.step = 5",
-        "shot = replay(open('run.txt').read(), chunking='every:4')\n"
-        "shot.step = [m for m in shot.trace.messages if m.kind == 'tool_call'][-1].step_started + 4\nshot",
+        # the screenshot: demo's real tool-calling run (get_weather for three cities), at its last call
+        "from harmony_viz.data import sample_path\nfrom harmony_viz.runs import load_file\n"
+        f"shot = replay(load_file(sample_path({SHOT_SAMPLE!r}))[-1], chunking='every:2')\n"
+        "shot.step = [m for m in shot.trace.messages if m.kind == 'tool_call'][-1].step_ended\nshot",
     ]
     ready = ("() => document.querySelectorAll('.hv-root').length === 2 &&"
              " document.querySelectorAll('.hv-root [data-hv=step]')[0].dataset.step === '5'")
@@ -69,7 +71,7 @@ def test_changing_chunking_in_the_browser_recomputes_in_python(lab_page) -> None
     widget = lab_page.locator(".hv-root").first
     widget.locator("[data-hv=chunking]").select_option("token")
     n = len(tokens_of(XSS_TEXT))
-    lab_page.wait_for_function(f"() => document.querySelector('.hv-root [data-hv=step]').textContent.includes('/ {n + 1} ')", timeout=30_000)
+    lab_page.wait_for_function(f"() => document.querySelector('.hv-root [data-hv=step]').textContent.includes(' of {n + 1} ')", timeout=30_000)
     step, _, chunking, n_steps = _py_state(lab_page)
     assert chunking == "token" and int(n_steps) == n + 2
     assert step == "14"  # every:2 step 7 had fed 14 tokens; token chunking keeps the place
@@ -92,16 +94,19 @@ def test_panels_and_markup_in_jupyterlab(lab_page) -> None:
     assert lab_page.errors == []
 
 
-def test_screenshot_for_the_readme(lab_page, corpus_dir) -> None:
+def test_screenshot_for_the_readme(lab_page) -> None:
     shot = lab_page.locator(".hv-root").nth(1)
     # the notebook scrolls inside its panel: bring the widget's top to the top of that panel
     shot.evaluate("el => el.scrollIntoView({block: 'start'})")
-    trace = Trace.build(tokens_of(finding5(corpus_dir, "cyberthreat-17")), "every:4")
+    trace = Trace.build(replay_tokens(), "every:2")
     call = [m for m in trace.messages if m.kind == "tool_call"][-1]
-    assert shot.locator("[data-hv=step]").get_attribute("data-step") == str(call.step_started + 4)
+    assert shot.locator("[data-hv=step]").get_attribute("data-step") == str(call.step_ended)
     card = shot.locator(f"[data-hv=conversation] .hv-card[data-message='{call.index}']")
     # The card is drawn just after the step (the text may land a frame later): wait for it, not for a time.
-    expect(card).to_contain_text("report_back_to_reception", timeout=30_000)
+    expect(card).to_contain_text("get_weather", timeout=30_000)
+    # the API view holds the call as a client has it once <|call|> arrived
+    expect(shot.locator("[data-hv=api] .hv-json")).to_contain_text('"finish_reason": null', timeout=30_000)
+    expect(shot.locator("[data-hv=api] .hv-json")).to_contain_text('"name": "get_weather"', timeout=30_000)
     assert card.is_visible()
     shot.locator("[data-hv=token].hv-cur").first.hover()
     lab_page.locator("[data-hv=tooltip]:visible").wait_for()  # the tip lives on <body>

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from _replay_streams import XSS_TEXT, finding5
 
 from harmony_viz._replay import page_html
+from harmony_viz._replay._api_view import ApiViews
 from harmony_viz.trace import Trace, tokens_of
 
 pytestmark = pytest.mark.browser
@@ -21,6 +23,7 @@ def xss_trace() -> Trace:
 
 
 def _open(page, trace: Trace, tmp_path: Path, step: int = 0, name: str = "replay.html"):
+    """The page of ``trace`` opened at ``step`` (0 unless given: most checks start before anything is fed)."""
     path = tmp_path / name
     path.write_text(page_html(trace, step=step), encoding="utf-8")
     page.route(re.compile(r"^(?!file:).*"), lambda route: route.abort())  # any network request fails the page
@@ -35,11 +38,13 @@ def _step(page) -> int:
 
 def test_page_opens_with_every_token_visible_and_dimmed(page, xss_trace: Trace, tmp_path: Path) -> None:
     _open(page, xss_trace, tmp_path)
-    assert page.inner_text("[data-hv=step]").startswith(f"step 0 / {xss_trace.n_steps - 1} · 0 / {xss_trace.tokens.size} tokens fed")
+    assert page.inner_text("[data-hv=step]") == f"step 0 of {xss_trace.n_steps - 1} · 0 tokens fed"
     chips = page.locator("[data-hv=token]")
     assert chips.count() == xss_trace.tokens.size  # small stream: all rows fit, all drawn
     assert page.locator("[data-hv=token].hv-dim").count() == xss_trace.tokens.size
     assert page.locator("[data-hv=token]").first.is_visible()
+    page.click("[data-hv=last]")
+    assert page.inner_text("[data-hv=step]") == f"step {xss_trace.n_steps - 1} of {xss_trace.n_steps - 1} · {xss_trace.tokens.size} tokens fed · end of stream"
     assert page.errors == []
 
 
@@ -150,13 +155,40 @@ def test_play_runs_to_the_end(page, xss_trace: Trace, tmp_path: Path) -> None:
     assert page.locator("[data-hv=token].hv-dim").count() == 0
 
 
-def test_chunking_is_fixed_in_a_saved_page(page, xss_trace: Trace, tmp_path: Path) -> None:
+def test_a_saved_page_hides_the_chunking_it_cannot_change_and_says_it(page, xss_trace: Trace, tmp_path: Path) -> None:
     _open(page, Trace.build(xss_trace.tokens, "server"), tmp_path)
-    assert page.is_disabled("[data-hv=chunking]")
-    assert page.eval_on_selector("[data-hv=chunking]", "e => e.value") == "server"
+    assert page.locator("[data-hv=chunking]").is_hidden() and page.locator("[data-hv=chunking-custom]").is_hidden()
+    assert "fed to the Harmony scanner as text deltas, the way a server streams them" in page.inner_text("[data-hv=page-line]")
     page.click("[data-hv=next]")
     # text chunkings: the first delta is "<|start|>" as text, the first token fed
     assert page.locator("[data-hv=token]:not(.hv-dim)").count() == 1
+
+
+def test_the_page_names_what_it_replays(page, xss_trace: Trace, tmp_path: Path) -> None:
+    path = tmp_path / "named.html"
+    path.write_text(page_html(xss_trace, name="xss.txt", links=[("its stats", "xss-stats.html")]), encoding="utf-8")
+    page.goto(path.as_uri())
+    page.wait_for_selector("[data-hv=token]")
+    assert page.title() == "xss.txt · Harmony replay" == page.inner_text("[data-hv=page-title]")
+    line = page.inner_text("[data-hv=page-line]")
+    assert line.startswith(f"A replay of xss.txt: {xss_trace.tokens.size} tokens fed to the Harmony scanner one token at a time")
+    assert "Space plays" in line and page.get_attribute("[data-hv=page-link]", "href") == "xss-stats.html"
+    assert _step(page) == xss_trace.n_steps - 1  # a page opens at the end of the stream unless told otherwise
+
+
+def test_the_api_view_is_the_streaming_clients_object_at_every_step(page, xss_trace: Trace, tmp_path: Path) -> None:
+    """Not the view of the last message boundary: the page builds the object at the step on screen."""
+    final = [m for m in xss_trace.messages if m.kind == "final"][0]
+    k = final.step_started + 3
+    _open(page, xss_trace, tmp_path, step=k)
+    views = ApiViews(xss_trace)
+    for step in (k, k + 1, xss_trace.n_steps - 1):
+        if step != k:
+            page.evaluate(f"window.harmonyViz.view.goTo({step})")
+        page.wait_for_function(f"() => document.querySelector('[data-hv=api-note]')?.textContent.startsWith('step {step}: what a streaming client holds')")
+        shown = json.loads(page.inner_text("[data-hv=api] .hv-json"))
+        assert shown == views.at(step)["views"]["chat"], step
+    assert shown["usage"] is not None and shown["choices"][0]["finish_reason"] == "stop"
 
 
 def test_whitespace_toggle_and_colour_mode(page, xss_trace: Trace, tmp_path: Path) -> None:

@@ -85,7 +85,7 @@ export interface ApiMeta {
   error: string | null;
 }
 
-/** The API view for one step, computed by Python's projections. */
+/** The API view at one step (apiview.ts builds it; ApiViews.at in Python gives the same). */
 export interface ApiView {
   step?: number;
   views?: Record<string, unknown>;
@@ -99,7 +99,6 @@ export interface ReplayTraits {
   chunking: string;
   chunkings: string[];
   error: string;
-  api_view: ApiView;
   _meta: TraceMeta;
   _columns: DataView;
   _live: boolean;

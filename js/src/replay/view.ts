@@ -51,7 +51,7 @@ export class ReplayView {
   constructor(model: ReplayModel, el: HTMLElement) {
     this.model = model;
     this.tokens = new TokensPanel(model, () => this.followPanels());
-    this.api = new ApiPanel(model, this.actions);
+    this.api = new ApiPanel(this.actions);
     this.root = h("div", { class: "hv-root hv-by-channel", tabindex: "0", "data-hv": "root" });
     this.root.style.setProperty("--hv-row-h", `${ROW_H}px`);  // the stylesheet's row height is this constant
     el.appendChild(this.root);
@@ -65,7 +65,6 @@ export class ReplayView {
     });
     this.on("change:_columns", () => { this.load(); this.step = this.clamp(Number(this.model.get("step"))); this.renderAll(); });
     this.on("change:_meta", () => { /* _columns follows and triggers the reload */ });
-    this.on("change:api_view", () => this.api.render(this.data, this.step));
     this.on("change:error", () => { this.errorEl.textContent = String(this.model.get("error") ?? ""); });
     this.on("change:chunking", () => this.syncChunkControls());
     this.on("change:selected", () => this.tokens.draw());

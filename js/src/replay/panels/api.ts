@@ -3,7 +3,7 @@
 import { h } from "../../shared/dom";
 import { apiViewAt } from "../apiview";
 import type { TraceData } from "../trace";
-import type { ApiView, ReplayModel } from "../types";
+import type { ApiView } from "../types";
 import { section, type Panel, type ViewActions } from "./panel";
 import { renderServerPanel, serverChecks } from "./server";
 
@@ -18,7 +18,7 @@ export class ApiPanel implements Panel {
   private step = 0;
   private built: ApiView | null = null;
 
-  constructor(private model: ReplayModel, private actions: ViewActions) {}
+  constructor(private actions: ViewActions) {}
 
   reset(): void {
     this.shown = null;
@@ -49,13 +49,11 @@ export class ApiPanel implements Panel {
     this.actions.highlight(start, end);
   }
 
-  /** The view at this step: built here on a saved page, else the one Python sent (it may lag a step behind). */
+  /** The view at this step, built here from the payload (widget and saved page alike). */
   private pick(): ApiView {
-    if (this.data!.api) {
-      if (this.built?.step !== this.step) this.built = apiViewAt(this.data!, this.step);
-      return this.built;
-    }
-    return this.model.get("api_view") ?? {};
+    if (!this.data!.api) return { error: "this payload carries no API view data" };
+    if (this.built?.step !== this.step) this.built = apiViewAt(this.data!, this.step);
+    return this.built;
   }
 
   private draw(): void {
@@ -73,8 +71,7 @@ export class ApiPanel implements Panel {
     if (checks) entries.push(["server", checks]);  // server lens: its answer beside ours
     if (entries.length === 0) { body.appendChild(h("div", { class: "hv-empty" }, "no API view yet")); return; }
     const st = api.step ?? 0;
-    const what = "what a streaming client holds (usage comes with the last chunk)";
-    body.appendChild(h("div", { class: "hv-note", "data-hv": "api-note" }, st === this.step ? `step ${st}: ${what}` : `step ${st}: ${what}; updating to step ${this.step}…`));
+    body.appendChild(h("div", { class: "hv-note", "data-hv": "api-note" }, `step ${st}: what a streaming client holds (usage comes with the last chunk)`));
     if (!entries.some(([k]) => k === this.tab)) this.tab = entries[0][0];
     const tabs = h("div", { class: "hv-tabs" });
     for (const [k] of entries) {
