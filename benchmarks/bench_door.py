@@ -16,7 +16,6 @@ rounds interleaved and summarised by the median, so a busy machine slows both si
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import os
@@ -28,6 +27,8 @@ import time
 import tracemalloc
 from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from benchmarks import checked_rounds, corpus_parser, find_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTEXT = 131_072  # gpt-oss's context length, in tokens
@@ -165,25 +166,14 @@ def page(text: str, n_tokens: int, rounds: int, out: Callable[[str], None] = pri
     return {**t, "peak": peak}
 
 
-def _corpus(arg: str | None) -> Path:
-    candidates = [arg] if arg else [os.environ.get("HARMONY_VIZ_CORPUS"), "../shared/corpus", str(ROOT.parent / "shared" / "corpus")]
-    for c in candidates:
-        if c and (Path(c) / TRIAL).is_file():
-            return Path(c)
-    raise SystemExit(f"bench_door: no transcript corpus at {arg or '$HARMONY_VIZ_CORPUS and ../shared/corpus'}; pass --corpus DIR (the folder holding {TRIAL})")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_door", description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", default=None, metavar="DIR", help="folder of real transcripts (default: $HARMONY_VIZ_CORPUS, else ../shared/corpus)")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
+    parser = corpus_parser("bench_door", __doc__ or "", rounds=3)
     parser.add_argument("--tokens", type=int, default=CONTEXT, metavar="N", help=f"length of the page's stream (default {CONTEXT:,}, gpt-oss's context)")
     args = parser.parse_args(argv)
-    if args.rounds < 1:
-        parser.error(f"--rounds {args.rounds}: give at least 1")
+    checked_rounds(parser, args.rounds)
     if args.tokens < 1:
         parser.error(f"--tokens {args.tokens}: give at least 1")
-    corpus = _corpus(args.corpus)
+    corpus = find_corpus(args.corpus, TRIAL, "bench_door")
     from harmony_viz.tokens import encoding
 
     startup(corpus / TRIAL, args.rounds)

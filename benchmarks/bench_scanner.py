@@ -9,9 +9,7 @@ both sides alike.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import statistics
 import sys
 import time
@@ -20,6 +18,8 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from benchmarks import checked_rounds, corpus_parser, find_corpus
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,15 +176,6 @@ def report(corpus: Path, *, rounds: int, trace_tokens: int, out: Callable[[str],
     return figures, trace
 
 
-def _corpus(arg: str | None) -> Path:
-    candidates = [arg] if arg else [os.environ.get("HARMONY_VIZ_CORPUS"), "../shared/corpus", str(Path(__file__).resolve().parents[2] / "shared" / "corpus")]
-    for c in candidates:
-        if c and (Path(c) / "ndurner_gpt-oss-rt-run").is_dir():
-            return Path(c)
-    where = arg or "$HARMONY_VIZ_CORPUS and ../shared/corpus"
-    raise SystemExit(f"bench_scanner: no transcript corpus at {where}; pass --corpus DIR (the folder holding ndurner_gpt-oss-rt-run/)")
-
-
 def extra(corpus: Path, rounds: int, out: Callable[[str], None] = print) -> None:
     """The renderer against openai-harmony, and the projections against the scan alone."""
     from benchmarks.bench_projections import bench_projections, format_report
@@ -198,17 +189,14 @@ def extra(corpus: Path, rounds: int, out: Callable[[str], None] = print) -> None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_scanner", description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", default=None, metavar="DIR", help="folder of real transcripts (default: $HARMONY_VIZ_CORPUS, else ../shared/corpus)")
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (default 5)")
+    parser = corpus_parser("bench_scanner", __doc__ or "", rounds=5)
     parser.add_argument("--trace-tokens", type=int, default=1_000_000, metavar="N", help="length of the stream whose full trace is measured (0 skips it)")
     parser.add_argument("--extra", action="store_true", help="also time the renderer and the API projections")
     args = parser.parse_args(argv)
-    if args.rounds < 1:
-        parser.error(f"--rounds {args.rounds}: give at least 1")
+    checked_rounds(parser, args.rounds)
     if args.trace_tokens < 0:
         parser.error(f"--trace-tokens {args.trace_tokens}: give 0 (skip) or more")
-    corpus = _corpus(args.corpus)
+    corpus = find_corpus(args.corpus, "ndurner_gpt-oss-rt-run", "bench_scanner")
     report(corpus, rounds=args.rounds, trace_tokens=args.trace_tokens)
     if args.extra:
         extra(corpus, args.rounds)

@@ -10,16 +10,21 @@ import re
 
 import pytest
 
-from benchmarks import bench_scanner
+from benchmarks import bench_door, bench_scanner
 from benchmarks.bench_projections import bench_projections, format_report
 
 
-def test_scanner_benchmark_rejects_bad_arguments(capsys, tmp_path):
+@pytest.mark.parametrize(("module", "bad", "why"), [
+    (bench_scanner, ["--rounds", "0"], "--rounds 0: give at least 1"),
+    (bench_door, ["--rounds", "0"], "--rounds 0: give at least 1"),
+    (bench_door, ["--tokens", "0"], "--tokens 0: give at least 1"),
+])
+def test_benchmarks_reject_bad_arguments(module, bad, why, capsys, tmp_path):
     with pytest.raises(SystemExit) as e:
-        bench_scanner.main(["--rounds", "0"])
-    assert e.value.code == 2 and "--rounds 0: give at least 1" in capsys.readouterr().err
+        module.main(bad)
+    assert e.value.code == 2 and why in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no transcript corpus at"):
-        bench_scanner.main(["--corpus", str(tmp_path)])
+        module.main(["--corpus", str(tmp_path)])
 
 
 def test_scanner_benchmark_prints_ratios(corpus_dir, capsys):
@@ -59,8 +64,6 @@ def test_no_benchmark_code_inside_the_package():
 
 def test_door_benchmark_prints_its_ratios_against_references_of_the_same_run(corpus_dir, capsys):
     """Run small (one round, a 3,000-token page): the figures are printed in their documented form, no speed asserted."""
-    from benchmarks import bench_door
-
     assert bench_door.main(["--corpus", str(corpus_dir), "--rounds", "1", "--tokens", "3000"]) == 0
     lines = capsys.readouterr().out.splitlines()
     num = r"-?[\d.]+"
@@ -72,16 +75,6 @@ def test_door_benchmark_prints_its_ratios_against_references_of_the_same_run(cor
     assert re.fullmatch(rf"  scan / encode {num}x \(limit 3x\); save_html / scan {num}x, html / scan {num}x \(limit 10x, aim 5x\)", lines[4])
     assert re.fullmatch(rf"  peak memory of replay\(text\)\.save_html above the loaded vocabulary: {num} MB = \d+ B/token \(tracemalloc, Python allocations; limit 300\)", lines[5])
     assert len(lines) == 6
-
-
-def test_door_benchmark_rejects_bad_arguments(capsys, tmp_path):
-    from benchmarks import bench_door
-
-    with pytest.raises(SystemExit) as e:
-        bench_door.main(["--tokens", "0"])
-    assert e.value.code == 2 and "--tokens 0: give at least 1" in capsys.readouterr().err
-    with pytest.raises(SystemExit, match="no transcript corpus at"):
-        bench_door.main(["--corpus", str(tmp_path)])
 
 
 def test_door_benchmark_stream_is_real_transcripts_cut_to_length(corpus_dir, enc):
