@@ -88,7 +88,7 @@ def main() -> int:
         page_path = Path(tmp) / "bench.html"
         t0 = time.perf_counter()
         page_path.write_text(page_html(trace, step=0), encoding="utf-8")
-        print(f"page: {page_path.stat().st_size / 1e6:.1f} MB written in {time.perf_counter() - t0:.2f} s (includes the API views at message boundaries)")
+        print(f"page: {page_path.stat().st_size / 1e6:.1f} MB written in {time.perf_counter() - t0:.2f} s (includes the API view data)")
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as p:

@@ -82,6 +82,8 @@ class ApiViews:
         fold = self._new()
         for r in trace.rare:
             e = r.event
+            if type(e) is not MessageStart and type(e) is not ToolCallEnd:
+                continue  # only these make a turn message or complete its call
             for p in fold:
                 p.add((e,))
             turn = fold[0].turn

@@ -366,17 +366,21 @@ class Trace:
         return ContentDelta(message, d.kinds.get(i) or self._kind_of.get(message, "other"), text, start, end)  # type: ignore[arg-type]
 
     def _events_between(self, first: int, last: int) -> Iterator[Event]:
-        offsets = self._delta_offsets
+        return (e for _, e in self._stepped_events(first, last))
+
+    def _stepped_events(self, first: int, last: int) -> Iterator[tuple[int, Event]]:
+        """``(step, event)`` for every event of steps ``first..last``, in the order the scanner sent them."""
+        offsets, steps = self._delta_offsets, self.deltas.step
         d, d1 = int(offsets[first]), int(offsets[last + 1])
         r = bisect.bisect_left(self._rare_steps, first)
         r1 = bisect.bisect_right(self._rare_steps, last)
         while d < d1 or r < r1:
             # a rare event recorded after `after` deltas comes before delta number `after`
             if r < r1 and (d >= d1 or self.rare[r].after <= d):
-                yield self.rare[r].event
+                yield self.rare[r].step, self.rare[r].event
                 r += 1
             else:
-                yield self.delta(d)
+                yield int(steps[d]), self.delta(d)
                 d += 1
 
     def events(self, until: int | None = None, *, since: int = 0) -> list[Event]:
@@ -401,18 +405,12 @@ class Trace:
     def _fold(self, *, with_text: bool) -> tuple[Message, ...]:
         fold = MessageFold("chars" if self.unit == "char" else "tokens")
         if with_text:
-            offsets = self._delta_offsets
-            for k in range(self.n_steps):
-                if offsets[k] != offsets[k + 1] or self._rare_at(k):
-                    fold.feed(list(self._events_between(k, k)), k)
+            for k, e in self._stepped_events(0, self.n_steps - 1):
+                fold.add(e, k)
         else:
             for r in self.rare:
                 fold.add(r.event, r.step)
         return tuple(fold.messages(include_open=True))
-
-    def _rare_at(self, k: int) -> bool:
-        i = bisect.bisect_left(self._rare_steps, k)
-        return i < len(self.rare) and self.rare[i].step == k
 
     def content(self, message: int, until: int | None = None) -> str:
         """The body of ``message`` as streamed up to step ``until`` (the end when None)."""

@@ -129,5 +129,7 @@ for (const file of fixtures) {
     const want = JSON.parse(readFileSync(join(dir, `${name}.api.json`), "utf-8"));
     assert.equal(want.length, d.nSteps);
     want.forEach((w, s) => assert.deepEqual(hv.apiViewAt(d, s), w, `step ${s}`));
+    // backwards too: texts kept from a later step must not leak into an earlier one
+    for (let s = want.length - 1; s >= 0; s -= 3) assert.deepEqual(hv.apiViewAt(d, s), want[s], `back to step ${s}`);
   });
 }

@@ -50,6 +50,24 @@ function parseJson(text: string): unknown {
   try { return JSON.parse(text); } catch { return null; }
 }
 
+/** Message texts as last built, per trace: a step forward only appends the new deltas (a long message is not joined again). */
+const built = new WeakMap<TraceData, Map<number, { n: number; text: string }>>();
+
+function textUntil(d: TraceData, mi: number, k: number): string {
+  let texts = built.get(d);
+  if (!texts) { texts = new Map(); built.set(d, texts); }
+  const n = d.deltasUntil(mi, k);
+  const last = texts.get(mi);
+  const from = last && last.n <= n ? last : { n: 0, text: "" };
+  if (from.n === n) return from.text;
+  const list = d.messageDeltas[mi];
+  const parts = [from.text];
+  for (let i = from.n; i < n; i++) parts.push(d.deltaText(list[i]));
+  const text = parts.join("");
+  texts.set(mi, { n, text });
+  return text;
+}
+
 interface TurnMessage {
   mi: number;
   text: string;
@@ -69,7 +87,7 @@ function turnAt(d: TraceData, k: number, final: boolean): TurnMessage[] {
   for (let mi = lo - 1; mi >= 0 && api.turn[mi] === turn; mi--) {
     if (api.position[mi] < 0) continue;
     const m = d.messages[mi];
-    const text = d.contentAt(mi, k, Infinity).text;
+    const text = textUntil(d, mi, k);
     const callDone = api.call_step[mi] >= 0 && api.call_step[mi] <= k;
     const ended = m.step_ended !== null && m.step_ended <= k;
     out.push({
