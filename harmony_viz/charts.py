@@ -261,9 +261,10 @@ def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats"
     """Write one self-contained HTML page of every chart that applies, plus a table of the runs.
 
     plotly.js is inlined once (no network needed to open the page). ``runs`` is anything
-    :func:`harmony_viz.stats.analyze_runs` accepts, or rows at scale (a ``.parquet`` file, a
-    folder of Parquet parts, a DuckDB relation): then the charts are aggregates and the table
-    is the per-source summary.
+    :func:`harmony_viz.stats.analyze_runs` accepts, the frame :func:`harmony_viz.stats.runs_frame`
+    returns (no speed chart then: the frame keeps no token times), or rows at scale (a
+    ``.parquet`` file, a folder of Parquet parts, a DuckDB relation): then the charts are
+    aggregates and the table is the per-source summary.
     """
     if _at_scale(runs) and (not isinstance(runs, (str, Path)) or _is_parquet(Path(runs))):
         from harmony_viz.scale._report import save_scale_report
@@ -271,8 +272,11 @@ def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats"
         return save_scale_report(runs, path, title=title)
     from harmony_viz.stats import analyze_runs, diagnostics_frame, runs_frame
 
-    usages = analyze_runs(runs, progress=progress)
-    frame = runs_frame(usages)
+    if _is_runs_frame(runs):
+        usages, frame = [], runs
+    else:
+        usages = analyze_runs(runs, progress=progress)
+        frame = runs_frame(usages)
     figures: list[go.Figure] = []
     if not frame.empty:
         figures.append(token_shares(frame))
@@ -282,7 +286,7 @@ def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats"
         figures.append(reasoning_vs_final(frame))
     if any(u.run.token_times for u in usages):
         figures.append(tokens_per_second(usages))
-    diags = diagnostics_frame(usages)
+    diags = diagnostics_frame(usages) if usages else _codes_frame(frame)
     if not diags.empty:
         figures.append(diagnostics_by_code(diags))
 
@@ -325,6 +329,24 @@ def _model_times(run: Run) -> list[float]:
     spans = run.metadata.extra.get("harness_spans") or []
     skip = {i for span in spans if isinstance(span, (list, tuple)) and len(span) == 2 for i in range(int(span[0]), int(span[1]))}
     return [t for i, t in enumerate(run.token_times or ()) if i not in skip]
+
+
+def _is_runs_frame(value: Any) -> bool:
+    """What :func:`harmony_viz.stats.runs_frame` returns: a DataFrame with its run and share columns."""
+    columns = getattr(value, "columns", None)
+    return columns is not None and hasattr(value, "iloc") and {"run", "output_tokens", "diagnostic_codes"} <= set(columns)
+
+
+def _codes_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A runs frame's diagnostic codes as diagnostics rows (run, code, severity); severities from the scanner's table."""
+    import pandas as pd
+
+    from harmony_viz.scanner import DIAGNOSTIC_CODES
+
+    rows = [(run, code, DIAGNOSTIC_CODES.get(code, ("error",))[0])
+            for run, codes in zip(frame["run"], frame["diagnostic_codes"]) if isinstance(codes, str)
+            for code in codes.split(",") if code]  # fmt: skip
+    return pd.DataFrame.from_records(rows, columns=["run", "code", "severity"])
 
 
 def _at_scale(value: Any) -> bool:

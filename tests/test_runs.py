@@ -124,13 +124,13 @@ def test_token_id_array_is_a_completion(tmp_path, enc):
     assert run.completion_token_ids == tuple(ids) and run.prompt_token_ids == () and not run.diagnostics
 
 
-def test_token_ids_out_of_vocabulary_are_dropped_with_a_diagnostic(tmp_path):
+def test_token_ids_out_of_vocabulary_make_the_file_unreadable(tmp_path):
+    """One id check everywhere: an ids file with an id out of range is not read (no run with ids silently dropped)."""
     path = tmp_path / "ids.json"
     path.write_text(json.dumps([200005, 17196, 999999, 200008, -3]))
     (run,) = load_runs(path)
-    assert run.completion_token_ids == (200005, 17196, 200008)
-    assert run.diagnostics[0].code == "load.bad-token-ids"
-    assert "2 of 5 entries are not token ids in 0..201087 (first: 999999)" in run.diagnostics[0].message
+    assert run.completion_token_ids == () and run.diagnostics[0].code == "load.bad-token-ids"
+    assert run.load_error == f"{path}: token 2 is 999999, outside the o200k_harmony vocabulary 0..201087; file skipped"
 
 
 # ---- Markdown trial transcripts -------------------------------------------------------------------

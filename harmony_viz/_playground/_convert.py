@@ -78,11 +78,6 @@ def parse_ids_text(text: str) -> list[int]:
     return check_tokens(value)
 
 
-def encode_text(text: str) -> list[int]:
-    """Harmony text as tokens, control tokens spelled out becoming the special ids."""
-    return encoding().encode(text, allowed_special="all")
-
-
 def decode_tokens(tokens: Sequence[int]) -> str:
     """The stream as text (bytes that are not UTF-8 on their own read as U+FFFD)."""
     return encoding().decode(list(tokens))

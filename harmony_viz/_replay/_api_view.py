@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from harmony_viz._replay._steps import tokens_fed
 from harmony_viz.projections import Projector
 from harmony_viz.scanner import MessageEnd, MessageStart
 
@@ -20,14 +21,25 @@ class ApiViews:
     Moving forward folds in only the new steps; moving back starts again from step 0.
     """
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, *, prompt_tokens: int | None = None) -> None:
         self.trace = trace
+        self.prompt_tokens = prompt_tokens  # a run's prompt length; else usage counts what precedes the turn
         self._projectors: list[Projector] | None = None
         self._at = -1
 
     def _reset(self) -> None:
-        self._projectors = [Projector(legacy_vllm=legacy) for legacy, _ in _FLAVOURS]
+        self._projectors = [
+            Projector(legacy_vllm=legacy, prompt_tokens=self.prompt_tokens, tokens_before=self._tokens_before) for legacy, _ in _FLAVOURS
+        ]
         self._at = -1
+
+    def _tokens_before(self, offset: int) -> int:
+        """Tokens before a span offset (the offset is a character for a trace fed as text)."""
+        if self.trace.unit == "token":
+            return offset
+        import numpy as np
+
+        return int(np.searchsorted(self.trace.token_char_starts, offset, side="left"))
 
     def at(self, step: int) -> dict[str, Any]:
         """``{"step": k, "views": {name: object}}``, with ``"error"`` when a projection failed."""
@@ -37,8 +49,9 @@ class ApiViews:
             assert self._projectors is not None
             last = self.trace.n_steps - 1
             for k in range(self._at + 1, step + 1):
+                fed = tokens_fed(self.trace, k)
                 for p in self._projectors:
-                    p.add(self.trace.steps[k].events)
+                    p.add(self.trace.steps[k].events, fed=fed)
                     if k == last:
                         p.finish()
             self._at = max(self._at, step)

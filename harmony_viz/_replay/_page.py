@@ -25,7 +25,7 @@ def script_json(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
-def page_html(trace: Trace, *, step: int = 0, title: str | None = None, server: dict[str, Any] | None = None) -> str:
+def page_html(trace: Trace, *, step: int = 0, title: str | None = None, server: dict[str, Any] | None = None, prompt_tokens: int | None = None) -> str:
     """The full text of a standalone page replaying ``trace``, opened at ``step``.
 
     The API view (when projections are installed) is embedded at every message boundary,
@@ -44,7 +44,7 @@ def page_html(trace: Trace, *, step: int = 0, title: str | None = None, server: 
         "meta": meta,
         "columns": base64.b64encode(columns).decode("ascii"),
         "traits": {"step": step, "selected": -1, "chunking": str(trace.chunking), "chunkings": list(PRESETS), "error": "", "api_view": {}},
-        "api_views": ApiViews(trace).boundaries(),
+        "api_views": ApiViews(trace, prompt_tokens=prompt_tokens).boundaries(),
     }
     name = title or f"Harmony replay · {trace.tokens.size} tokens · {trace.chunking}"
     css = asset_text("widget.css").replace("</", "<\\/")
@@ -65,14 +65,14 @@ def page_html(trace: Trace, *, step: int = 0, title: str | None = None, server: 
     )
 
 
-def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: str | None = None, step: int = 0) -> Path:
-    """Write a standalone replay page for ``source`` (anything :func:`harmony_viz._replay` takes)."""
-    from harmony_viz.servers._view import lens_source
-    from harmony_viz.trace import Trace, tokens_of
+def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: str | None = None, step: int = 0, run: int | None = None) -> Path:
+    """Write a standalone replay page for ``source`` (anything :func:`harmony_viz.replay` takes)."""
+    from harmony_viz.inputs import read
+    from harmony_viz.trace import Trace
 
-    lens = lens_source(source)
-    ids, server = (lens[0], lens[2]) if lens is not None else (tokens_of(source), None)
-    trace = Trace.build(ids, chunking, role=role or (lens[1] if lens is not None else None))
+    stream = read(source).stream(run)
+    trace = Trace.build(stream.ids, chunking, role=role or stream.role)
     out = Path(path)
-    out.write_text(page_html(trace, step=step if step >= 0 else trace.n_steps + step, server=server), encoding="utf-8")
+    page = page_html(trace, step=step if step >= 0 else trace.n_steps + step, server=stream.server, prompt_tokens=stream.prompt_tokens)
+    out.write_text(page, encoding="utf-8")
     return out

@@ -21,7 +21,8 @@ import traitlets
 from harmony_viz._replay._api_view import ApiViews
 from harmony_viz._replay._steps import PRESETS, step_error, step_for_tokens, tokens_fed
 from harmony_viz._static import asset
-from harmony_viz.trace import CHUNKINGS, Trace, parse_chunking, tokens_of
+from harmony_viz.inputs import read
+from harmony_viz.trace import CHUNKINGS, Trace, parse_chunking
 
 
 class ReplayWidget(anywidget.AnyWidget):
@@ -41,9 +42,11 @@ class ReplayWidget(anywidget.AnyWidget):
     _live = traitlets.Bool(True).tag(sync=True)
 
     def __init__(self, tokens: list[int], chunking: str = "token", *, role: str | None = None, step: int = 0,
-                 server: dict[str, Any] | None = None, **kwargs: Any) -> None:
+                 server: dict[str, Any] | None = None, prompt_tokens: int | None = None, source: str = "", **kwargs: Any) -> None:
         self._tokens = list(tokens)
         self._role = role
+        self._prompt = prompt_tokens  # the prompt's length when the input said it (a run's prompt ids)
+        self.source = source  # what was read, as what ("read run.json as a run")
         self._server = server  # the server tab's data (server lens), carried in the payload
         self._live_run: str | None = None
         self._live_dirty = False
@@ -52,7 +55,7 @@ class ReplayWidget(anywidget.AnyWidget):
         trace = Trace.build(tokens, chunking, role=role)
         meta, columns = self._payload(trace)
         self._trace = trace
-        self._api = ApiViews(trace)
+        self._api = ApiViews(trace, prompt_tokens=prompt_tokens)
         super().__init__(chunking=str(trace.chunking), chunkings=list(PRESETS), _meta=meta, _columns=columns, **kwargs)
         self.step = step if step >= 0 else trace.n_steps + step
         self.api_view = self._api.at(self.step)
@@ -95,7 +98,7 @@ class ReplayWidget(anywidget.AnyWidget):
         # Keep the same place in the stream: the first new step that has fed at least as much.
         fed = tokens_fed(self._trace, self.step)
         self._trace = trace
-        self._api = ApiViews(trace)
+        self._api = ApiViews(trace, prompt_tokens=self._prompt)
         meta, columns = self._payload(trace)
         with self.hold_sync():
             self._meta = meta
@@ -129,6 +132,7 @@ class ReplayWidget(anywidget.AnyWidget):
     def start_live(self, prompt_ids: Sequence[int] = (), *, run_id: str | None = None) -> None:
         """Show ``prompt_ids`` and follow the tokens that ``append_tokens`` brings (e.g. from ``record(live=…)``)."""
         self._tokens = [int(t) for t in prompt_ids]
+        self._prompt = len(self._tokens) if self._tokens else None
         self._live_run = run_id
         self._live_dirty = False
         self._rebuild(follow=True)
@@ -157,7 +161,7 @@ class ReplayWidget(anywidget.AnyWidget):
         meta, columns = self._payload(trace)
         step = trace.n_steps - 1 if follow else min(self.step, trace.n_steps - 1)
         self._trace = trace
-        self._api = ApiViews(trace)
+        self._api = ApiViews(trace, prompt_tokens=self._prompt)
         with self.hold_sync():
             self._meta = meta
             self._columns = columns
@@ -172,28 +176,31 @@ class ReplayWidget(anywidget.AnyWidget):
         from harmony_viz._replay._page import page_html
 
         out = Path(path)
-        out.write_text(page_html(self._trace, step=self.step, title=title, server=self._server), encoding="utf-8")
+        out.write_text(page_html(self._trace, step=self.step, title=title, server=self._server, prompt_tokens=self._prompt), encoding="utf-8")
         return out
 
 
-def replay(source: Any, chunking: str = "token", *, role: str | None = None, step: int = 0) -> ReplayWidget:
+def replay(source: Any, chunking: str = "token", *, role: str | None = None, step: int = 0, run: int | None = None) -> ReplayWidget:
     """A widget replaying ``source`` through the scanner, ``chunking`` deciding the steps.
 
-    ``source`` is token ids, Harmony text, a conversation (rendered first) or a run record.
-    Chunkings: {chunkings}. ``role`` is for a completion that starts inside an assistant
-    message; ``step=-1`` opens at the end of the stream.
+    ``source`` is anything :func:`harmony_viz.inputs.read` reads: a path (a string naming a
+    file is read as that file), Harmony text, token ids, a conversation or Chat Completions
+    request (rendered first), a run, a capture or server-check results; ``run`` picks one of
+    a file's runs (default 0). ``w.source`` says what was read. Chunkings: {chunkings}.
+    ``role`` is for a completion that starts inside an assistant message; ``step=-1`` opens
+    at the end of the stream.
 
     >>> w = replay([200006, 173781, 200008, 12194, 200007], chunking="every:2")
     >>> w.n_steps  # before anything, 3 chunks of up to 2 tokens, end of stream
     5
+    >>> w.source
+    'read the list given as token ids'
     """
-    from harmony_viz.servers._view import lens_source
-
-    lens = lens_source(source)
-    if lens is not None:
-        ids, lens_role, server = lens
-        return ReplayWidget(ids, chunking, role=role or lens_role, step=step, server=server)
-    return ReplayWidget(tokens_of(source), chunking, role=role, step=step)
+    found = read(source)
+    stream = found.stream(run)
+    said = found.said + (f"; {stream.label}" if stream.label else "")
+    return ReplayWidget(list(stream.ids), chunking, role=role or stream.role, step=step, server=stream.server, prompt_tokens=stream.prompt_tokens,
+                        source=said)
 
 
 replay.__doc__ = (replay.__doc__ or "").replace("{chunkings}", "; ".join(f"``{k}`` ({v})" for k, v in CHUNKINGS.items()))

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +23,21 @@ def command(subparsers: Any, name: str, run: Any, *, help: str, description: str
 
 class CLIError(Exception):
     """A user error: printed as one line, exit status 2."""
+
+
+def read_source(path: str, *, form: str | None = None) -> Any:
+    """``path`` (``-`` for standard input) read by the one reader, :func:`harmony_viz.inputs.read`."""
+    from harmony_viz.inputs import read, read_text
+
+    if path == "-":
+        return read_text(read_input("-"), "standard input", form=form)  # type: ignore[arg-type]
+    return read(Path(path), form=form)  # type: ignore[arg-type]
+
+
+def say_read(found: Any, stream: Any = None) -> None:
+    """The form detected, in one line on stderr ("read req.json as a Chat Completions request"), and the run picked."""
+    label = getattr(stream, "label", "")
+    print(found.said + (f"; {label}" if label else ""), file=sys.stderr)
 
 
 def read_input(path: str) -> str:
@@ -41,18 +61,60 @@ def write_text(text: str) -> None:
     sys.stdout.flush()
 
 
+# Private folders of outputs being written; removed if the process is interrupted first.
+PENDING: set[Path] = set()
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write; moved onto ``path`` when the block ends well, removed otherwise.
+
+    The temporary file sits in a private hidden folder, so whatever a writer puts beside it
+    (Parquet parts of several jobs) goes when it goes: an interrupted or failed command
+    leaves no partial output behind.
+    """
+    out = Path(path)
+    if out.is_dir():
+        raise CLIError(f"{path}: is a folder; give a file name")
+    try:
+        folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    except OSError as exc:
+        raise CLIError(f"{path}: cannot write ({exc.strerror})") from None
+    PENDING.add(folder)
+    try:
+        yield folder / out.name
+        os.replace(folder / out.name, out)
+    except OSError as exc:
+        raise CLIError(f"{path}: cannot write ({exc.strerror})") from None
+    finally:
+        PENDING.discard(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def exit_on_interrupt(signum: int, frame: Any) -> None:
+    """SIGINT handler: remove partial outputs and exit now (130), without unwinding a large heap."""
+    for folder in list(PENDING):
+        shutil.rmtree(folder, ignore_errors=True)
+    if "multiprocessing" in sys.modules:  # workers of stats --jobs
+        for child in sys.modules["multiprocessing"].active_children():
+            child.terminate()
+    try:
+        sys.stderr.write("harmony-viz: interrupted\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(130)
+
+
 def write_page(output: str, page: str, example: str) -> Path | None:
-    """Write an HTML page to the file ``output``, or to stdout for ``-`` (returns None then)."""
+    """Write an HTML page to the file ``output`` (whole or not at all), or to stdout for ``-`` (returns None then)."""
     if output == "-":
         write_text(page)
         return None
     out = Path(output)
     if out.is_dir():
         raise CLIError(f"{output}: is a folder; give a file name such as {out / example}")
-    try:
-        out.write_text(page, encoding="utf-8")
-    except OSError as exc:
-        raise CLIError(f"{output}: cannot write ({exc.strerror})") from None
+    with atomic_path(out) as tmp:
+        tmp.write_text(page, encoding="utf-8")
     return out
 
 

@@ -87,7 +87,12 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"{args.file}: no such file" if not path.exists() else f"{args.file}: is a folder, expected a file")
     dataset = _is_dataset(path)
     try:
-        rows = read_requests(path, batch_size=args.batch_size)
+        if dataset:
+            rows = read_requests(path, batch_size=args.batch_size)
+        else:
+            from harmony_viz.cli._template_page import read_request
+
+            rows = iter([(0, read_request(args.file))])
         results = check_requests(rows, template, date=args.date, for_completion=args.for_completion)
         if not dataset:
             index, result = next(results, (0, LensError(f"{args.file}: holds no request")))

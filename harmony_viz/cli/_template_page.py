@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from harmony_viz.cli._common import CLIError, read_input, write_page
+from harmony_viz.cli._common import CLIError, read_source, say_read, write_page
 
 
 def run_template_page(args: argparse.Namespace) -> int:
@@ -19,10 +18,7 @@ def run_template_page(args: argparse.Namespace) -> int:
     except TemplateSourceError as exc:
         raise CLIError(f"--template: {exc}") from None
     origin = "stdin" if args.file == "-" else args.file
-    try:
-        request = json.loads(read_input(args.file))
-    except json.JSONDecodeError as exc:
-        raise CLIError(f"{origin}: not JSON ({exc.msg}, line {exc.lineno}); with --template give a Chat Completions request") from None
+    request = read_request(args.file)
     try:
         result = compare(request, template, date=getattr(args, "date", None))
     except LensError as exc:
@@ -32,3 +28,12 @@ def run_template_page(args: argparse.Namespace) -> int:
     if out is not None:
         print(f"wrote {out} ({len(result.differences)} difference(s), {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
     return 0
+
+
+def read_request(path: str) -> dict:
+    """The Chat Completions request in ``path``, read by the one reader (the form said on stderr)."""
+    found = read_source(path, form="chat")
+    say_read(found)
+    if found.kind != "chat":
+        raise CLIError(f"{'stdin' if path == '-' else path}: {found.form}; the template lens compares a Chat Completions request")
+    return found.value

@@ -121,12 +121,15 @@ def project_for_cli(
     legacy_vllm: bool = False,
     tools: Tools = None,
     reasoning_field: ReasoningField = "reasoning_content",
+    prompt_tokens: int | None = None,
 ) -> dict[str, Any] | list[dict[str, Any]]:
     """The view ``output`` (chat, chat-stream, responses, responses-stream) of a parsed stream.
 
     ``steps`` holds the events of each feed, the last from flush. Non-stream outputs give
     one object, stream outputs a list (one JSON object a line on the command line).
+    ``prompt_tokens``: the prompt's length when the input says it (else everything before the turn).
     """
     if output not in OUTPUTS:
         raise ValueError(f"unknown output {output!r}; expected one of {', '.join(OUTPUTS)}")
-    return _run(steps, legacy_vllm, "gpt-oss", "", tools=tools, reasoning_field=reasoning_field).current(output)  # type: ignore[arg-type]
+    projector = _run(steps, legacy_vllm, "gpt-oss", "", tools=tools, reasoning_field=reasoning_field, prompt_tokens=prompt_tokens)
+    return projector.current(output)  # type: ignore[arg-type]

@@ -167,12 +167,17 @@ class Turn:
         self.ended_by_eos = False
         # Span checks used to tell token spans from character spans (see usage).
         self.span_votes = {"tokens": 0, "chars": 0}
+        # Where the turn's first message starts (everything before it is the prompt) and how far
+        # the events reach, in the stream's units.
+        self.start: int | None = None
+        self.seen = 0
 
     def reset(self) -> None:
         self.messages = []
         self._by_index = {}
         self.functions = 0
         self.resets += 1
+        self.start = None
 
     @property
     def open(self) -> TurnMessage | None:
@@ -188,6 +193,8 @@ class Turn:
         """
         changes: list[tuple[str, TurnMessage, str]] = []
         for ev in events:
+            if ev.end > self.seen:
+                self.seen = ev.end
             if type(ev) is ContentDelta:
                 msg = self._by_index.get(ev.message)
                 if msg is None:
@@ -207,6 +214,8 @@ class Turn:
                     changes.append(("reset", None, ""))  # type: ignore[arg-type]
                     continue
                 self._close_open("<|start|>", changes)
+                if self.start is None:
+                    self.start = ev.start
                 recipient = ev.recipient if ev.kind == "tool_call" else None
                 call = classify_recipient(recipient, self.declared) if recipient else None
                 msg = TurnMessage(

@@ -8,10 +8,12 @@
 
 from __future__ import annotations
 
-from harmony_viz.runs._load import load_file, load_runs
+from harmony_viz.runs._load import load_file, load_runs, runs_from_json, runs_from_jsonl
+from harmony_viz.runs._markdown import is_markdown_trial, runs_from_markdown
 from harmony_viz.runs._model import EFFORTS, Effort, Run, RunMetadata
 from harmony_viz.runs._save import append_run, save_runs
-from harmony_viz.runs._usage import MessageUsage, RunUsage, run_usage
+from harmony_viz.runs._text import run_from_text
+from harmony_viz.runs._usage import MessageUsage, RunUsage, run_stream, run_usage
 
 __all__ = [
     "EFFORTS",
@@ -21,8 +23,14 @@ __all__ = [
     "RunMetadata",
     "RunUsage",
     "append_run",
+    "is_markdown_trial",
     "load_file",
     "load_runs",
+    "run_from_text",
+    "run_stream",
     "run_usage",
+    "runs_from_json",
+    "runs_from_jsonl",
+    "runs_from_markdown",
     "save_runs",
 ]

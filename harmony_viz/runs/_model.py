@@ -86,6 +86,13 @@ class Run:
     logprobs: tuple[float, ...] | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
 
+    @property
+    def load_error(self) -> str | None:
+        """Why nothing of this run could be read (its first load error), or None when it holds tokens or text."""
+        if self.text is not None or self.prompt_token_ids or self.completion_token_ids:
+            return None
+        return next((d.message for d in self.diagnostics if d.code.startswith("load.") and d.severity == "error"), None)
+
     def to_json(self) -> dict[str, Any]:
         """The run as one object of our JSONL format (see :func:`harmony_viz.runs.save_runs`)."""
         out: dict[str, Any] = {"id": self.id, "metadata": self.metadata.to_json()}

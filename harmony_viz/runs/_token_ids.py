@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from harmony_viz import tokens
 from harmony_viz.runs._model import Run, RunMetadata, load_diagnostic
-from harmony_viz.tokens import N_VOCAB
+from harmony_viz.tokens import is_token_id
 
 
 def is_token_ids(obj: Any) -> bool:
@@ -14,17 +15,17 @@ def is_token_ids(obj: Any) -> bool:
 
 
 def check_ids(ids: Any, what: str) -> tuple[tuple[int, ...], tuple[Any, ...]]:
-    """``ids`` as a tuple of valid token ids, plus a diagnostic when some were dropped."""
+    """``ids`` as a tuple of valid token ids, plus a diagnostic when some were dropped (a loader never aborts)."""
     if not isinstance(ids, list):
         return (), (load_diagnostic("load.bad-token-ids", f"{what} is a {type(ids).__name__}, expected a list of token ids"),)
-    good = tuple(x for x in ids if isinstance(x, int) and not isinstance(x, bool) and 0 <= x < N_VOCAB)
+    good = tuple(int(x) for x in ids if is_token_id(x))
     if len(good) == len(ids):
         return good, ()
-    bad = next(x for x in ids if not (isinstance(x, int) and not isinstance(x, bool) and 0 <= x < N_VOCAB))
-    message = (
-        f"{what}: {len(ids) - len(good)} of {len(ids)} entries are not token ids in 0..{N_VOCAB - 1} "
-        f"(first: {bad!r}); they were dropped"
-    )
+    try:
+        tokens.check_ids(ids)
+    except ValueError as exc:  # the one id check says what is wrong with the first bad entry
+        first = str(exc)
+    message = f"{what}: {len(ids) - len(good)} of {len(ids)} entries are not token ids ({first}); they were dropped"
     return good, (load_diagnostic("load.bad-token-ids", message),)
 
 

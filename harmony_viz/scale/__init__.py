@@ -11,9 +11,9 @@
 from __future__ import annotations
 
 from harmony_viz.scale._engine import iter_tables, write_parquet
-from harmony_viz.scale._inputs import Unit, input_kind, plan_units, unit_tables
+from harmony_viz.scale._inputs import Unit, input_kind, plan_units, read_runs, unit_runs, unit_tables
 from harmony_viz.scale._ray import ray_write_parquet
-from harmony_viz.scale._rows import row_columns, row_schema, rows_for_batch, rows_table, runs_from_record
+from harmony_viz.scale._rows import row_columns, row_schema, rows_for_batch, rows_table, runs_for_batch, runs_from_record
 from harmony_viz.scale._summary import Summary, is_rows_source, relation, summarise
 
 __all__ = [
@@ -24,13 +24,16 @@ __all__ = [
     "iter_tables",
     "plan_units",
     "ray_write_parquet",
+    "read_runs",
     "relation",
     "row_columns",
     "row_schema",
     "rows_for_batch",
     "rows_table",
+    "runs_for_batch",
     "runs_from_record",
     "summarise",
+    "unit_runs",
     "unit_tables",
     "write_parquet",
 ]

@@ -19,7 +19,7 @@ from harmony_viz.runs._token_ids import check_ids
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["row_schema", "rows_for_batch", "rows_table", "runs_from_record"]
+__all__ = ["row_schema", "rows_for_batch", "rows_table", "runs_for_batch", "runs_from_record"]
 
 _INT_NAMES = frozenset({"messages", "output_messages", "diagnostics", "errors"})
 
@@ -73,6 +73,18 @@ def rows_for_batch(
     Pure and picklable: ``dataset.map_batches(rows_for_batch, batch_format="pyarrow")``
     runs it on Ray Data.
     """
+    return rows_table(runs_for_batch(batch, column=column, source=source, first=first, ids=ids))
+
+
+def runs_for_batch(
+    batch: Any,
+    *,
+    column: str | None = None,
+    source: str = "batch",
+    first: int = 0,
+    ids: Sequence[str] | None = None,
+) -> list[Run]:
+    """The runs of one batch of records (see :func:`rows_for_batch` for the forms and the names)."""
     columnar = not isinstance(batch, (list, tuple))
     path = Path(source)
     runs: list[Run] = []
@@ -81,7 +93,7 @@ def rows_for_batch(
             record = _without_nulls(record)  # a column some rows lack reads back as null
         run_id = ids[i] if ids is not None else f"{path.stem}#row-{first + i}"
         runs.extend(runs_from_record(record, path, run_id, column=column))
-    return rows_table(runs)
+    return runs
 
 
 def runs_from_record(record: Any, path: Path, run_id: str, *, column: str | None = None) -> list[Run]:

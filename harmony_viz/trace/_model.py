@@ -119,12 +119,9 @@ class Trace:
     @cached_property
     def token_char_starts(self) -> np.ndarray:
         """Character offset in :attr:`text` where each token starts, plus the total at the end."""
-        lengths = np.fromiter((len(b) for b in self._token_bytes), dtype=np.int64, count=len(self._token_bytes))
-        byte_starts = np.concatenate([[0], np.cumsum(lengths)])
-        data = np.frombuffer(b"".join(self._token_bytes), dtype=np.uint8)
-        # A character starts at every byte that is not a UTF-8 continuation byte.
-        leads = np.concatenate([[0], np.cumsum((data & 0xC0) != 0x80)])
-        return leads[byte_starts]
+        from harmony_viz.tokens import char_starts
+
+        return char_starts(self._token_bytes)
 
     def token_bytes_of(self, token_id: int) -> bytes:
         """The bytes of one token id (any id in the vocabulary)."""
