@@ -66,20 +66,22 @@ _HARMONY_PARTS = ("system_content", "developer_content")
 _CHAT_KEYS = ("tool_calls", "tool_call_id", "reasoning", "reasoning_content", "thinking")
 
 
-def conversation_form(data: Any) -> tuple[Form, bool]:
-    """``("conversation" | "chat", decided)``: which JSON form ``{"messages": [...]}`` is, by its shape.
+def conversation_form(data: Any) -> tuple[Form, str]:
+    """``("conversation" | "chat", doubt)``: which JSON form ``{"messages": [...]}`` is, by its shape.
 
     Harmony JSON (openai-harmony's ``to_json``) when a message carries ``channel``,
     ``recipient`` or ``content_type``, or a ``system_content``/``developer_content`` part; a
     Chat Completions request when a message has string content, ``tool_calls``,
     ``tool_call_id``, ``reasoning``, ``reasoning_content`` or ``thinking``, or the body has
-    ``tools`` of ``type: function``. Both or neither: a Chat Completions request, with
-    ``decided`` False so the caller can say so.
+    ``tools`` of ``type: function``. Both or neither: a Chat Completions request, ``doubt``
+    saying why (else it is empty), so the caller can say so.
 
     >>> conversation_form({"messages": [{"role": "user", "content": "Hi"}]})
-    ('chat', True)
+    ('chat', '')
     >>> conversation_form({"messages": [{"role": "assistant", "channel": "final", "content": [{"type": "text", "text": "Hi"}]}]})
-    ('conversation', True)
+    ('conversation', '')
+    >>> conversation_form({"messages": []})
+    ('chat', 'nothing in it marks either form')
     """
     messages = data.get("messages") if isinstance(data, Mapping) else data
     messages = [m for m in messages if isinstance(m, Mapping)] if isinstance(messages, list) else []
@@ -94,8 +96,8 @@ def conversation_form(data: Any) -> tuple[Form, bool]:
     if isinstance(tools, list) and any(isinstance(t, Mapping) and t.get("type") == "function" for t in tools):
         chat = True
     if harmony != chat:
-        return ("conversation" if harmony else "chat"), True
-    return "chat", False
+        return ("conversation" if harmony else "chat"), ""
+    return "chat", "it has marks of both forms" if harmony else "nothing in it marks either form"
 
 
 # -- what was read --------------------------------------------------------------------------------
@@ -357,11 +359,11 @@ def _is_run_object(value: Mapping[str, Any]) -> bool:
 
 
 def _conversation(data: Mapping[str, Any], name: str, form: Form | None, path: Path | None) -> Input:
-    decided = True
+    doubt = ""
     if form is None:
-        form, decided = conversation_form(data)
+        form, doubt = conversation_form(data)
     if form == "chat":
-        note = "" if decided else "nothing in it marks either form; --from harmony reads it as Harmony conversation JSON"
+        note = f"{doubt}; --from harmony reads it as Harmony conversation JSON" if doubt else ""
         return Input("chat", dict(data), name, "a Chat Completions request", note=note, path=path)
     from harmony_viz.render import Conversation, RenderError
 

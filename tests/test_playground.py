@@ -221,7 +221,7 @@ def test_python_errors_name_the_fix(widget: PlaygroundWidget) -> None:
         widget.conversation = [{"role": "robot", "name": None, "content": []}]
     with pytest.raises(KeyError, match="known presets: plain-chat"):
         widget.load_preset("nope")
-    with pytest.raises(RenderError, match="unknown role 'robot'"):
+    with pytest.raises(ValueError, match="the dict given: messages\\[0\\].role: unknown role 'robot'"):  # the reader's InputError
         playground({"messages": [{"role": "robot", "name": None, "content": []}]})
     with pytest.raises(RenderError, match="a tool message needs an author name"):
         playground([Message.from_role_and_content("tool", "42")])

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harmony_viz.scanner import ContentDelta, MessageEnd, MessageStart, Scanner
-from harmony_viz.trace import Chunking, SourceError, Trace, parse_chunking, tokens_of
+from harmony_viz.trace import Chunking, Trace, parse_chunking
 from harmony_viz.trace._chunking import text_chunks, token_chunks
 
 TOKEN_CHUNKINGS = ["token", "every:3", "every:1000", "random:0", "random:5:2"]
@@ -179,38 +179,6 @@ def test_build_rejects_ids_outside_the_vocabulary() -> None:
         Trace.build([200006, 300000], "token")
     with pytest.raises(ValueError, match="flat list of ids"):
         Trace.build([[1, 2]], "token")
-
-
-# ---- sources -----------------------------------------------------------------------
-
-def test_tokens_of_accepts_ids_text_and_arrays(enc) -> None:
-    ids = enc.encode(XSS_TEXT, allowed_special="all")
-    assert tokens_of(XSS_TEXT) == ids
-    assert tokens_of(np.array(ids, dtype=np.int64)) == ids
-    assert tokens_of(tuple(ids)) == ids
-
-
-def test_tokens_of_run_records(enc, corpus_dir) -> None:
-    from harmony_viz import runs
-    path = corpus_dir / "ndurner_gpt-oss-rt-run" / "finding5_runs" / "helpful-1.json"
-    run = runs.load_file(path)[0]
-    got = tokens_of(run)
-    expected = [*run.prompt_token_ids, *run.completion_token_ids] if run.text is None else enc.encode(run.text, allowed_special="all")
-    assert got == expected and len(got) > 100
-
-
-def test_tokens_of_conversations(enc) -> None:
-    from harmony_viz import render
-    conv = render.Conversation.from_messages([render.Message.from_role_and_content("user", "Hi")])
-    assert tokens_of(conv) == list(render.render_conversation(conv))
-    assert enc.decode(tokens_of(conv)) == "<|start|>user<|message|>Hi<|end|>"
-
-
-def test_tokens_of_says_what_it_takes() -> None:
-    with pytest.raises(SourceError, match="cannot replay a float; pass token ids"):
-        tokens_of(1.5)
-    with pytest.raises(SourceError, match="decode them to Harmony text"):
-        tokens_of(b"<|start|>")
 
 
 # ---- payload -----------------------------------------------------------------------

@@ -14,6 +14,7 @@ from _replay_streams import XSS_TEXT, finding5
 
 from harmony_viz import ReplayWidget, replay
 from harmony_viz.cli import main
+from harmony_viz.inputs import read
 from harmony_viz.trace import Trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,8 +118,9 @@ def test_api_view_as_of_a_step_matches_a_fresh_projection(widget: ReplayWidget) 
     k = widget.n_steps // 2
     widget.step = k
     p = projections.Projector()
+    assert widget.trace.unit == "token"
     for s in widget.trace.steps[: k + 1]:
-        p.add(s.events)
+        p.add(s.events, fed=s.end)  # tokens fed so far: usage counts them all, prompt and output
     assert widget.api_view["views"]["chat"] == p.chat()
     assert widget.api_view["views"]["responses"] == p.response()
 
@@ -176,7 +178,7 @@ def test_cli_html_writes_a_page(tmp_path: Path, enc, capsys) -> None:
     assert main(["html", str(src), "-o", str(out), "--chunking", "every:4", "--step", "-1"]) == 0
     n = len(enc.encode(XSS_TEXT, allowed_special="all"))
     steps = -(-n // 4) + 2
-    assert capsys.readouterr().err == f"wrote {out} ({n} tokens, {steps} steps, {out.stat().st_size // 1024} KiB); open it in a browser\n"
+    assert capsys.readouterr().err == f"read {src} as Harmony text\nwrote {out} ({n} tokens, {steps} steps, {out.stat().st_size // 1024} KiB); open it in a browser\n"
     data = json.loads(out.read_text(encoding="utf-8").split('id="hv-data">', 1)[1].split("</script>", 1)[0])
     assert data["traits"]["step"] == steps - 1 and data["meta"]["chunking"] == "every:4"
 
@@ -188,7 +190,7 @@ def test_cli_html_reads_ids_and_run_files(tmp_path: Path, corpus_dir, capsys) ->
     assert "(5 tokens, 7 steps" in capsys.readouterr().err
     pytest.importorskip("harmony_viz.runs")
     run = corpus_dir / "ndurner_gpt-oss-rt-run" / "finding5_runs" / "cyberthreat-17.json"
-    expected = len(Trace.build(__import__("harmony_viz.trace", fromlist=["tokens_of"]).tokens_of(finding5(corpus_dir, "cyberthreat-17")), "every:1000").tokens)
+    expected = len(Trace.build(read(finding5(corpus_dir, "cyberthreat-17")).stream().ids, "every:1000").tokens)
     assert main(["html", str(run), "-o", str(tmp_path / "b.html")]) == 0
     assert f"({expected} tokens," in capsys.readouterr().err
 
@@ -198,7 +200,7 @@ def test_cli_html_reads_ids_and_run_files(tmp_path: Path, corpus_dir, capsys) ->
     [(["html", "/nonexistent.txt", "-o", "x.html"], "harmony-viz html: /nonexistent.txt: no such file\n"),
      (["html", "IN", "--chunking", "every:0", "-o", "x.html"], "harmony-viz html: --chunking: chunking 'every:0': the size must be at least 1, got 0\n"),
      (["html", "IN", "--step", "99", "-o", "x.html"], "harmony-viz html: --step 99 is out of range: this replay has steps 0 to 6 (or -1 for the end)\n"),
-     (["html", "EMPTY", "-o", "x.html"], "harmony-viz html: EMPTY: empty input; give token ids (a JSON array) or Harmony text\n")],
+     (["html", "EMPTY", "-o", "x.html"], "harmony-viz html: EMPTY: the stream has no tokens; give Harmony text, token ids, a run or a conversation\n")],
 )
 def test_cli_html_user_errors_are_one_line_exit_2(tmp_path: Path, capsys, monkeypatch, argv, message) -> None:
     monkeypatch.chdir(tmp_path)
@@ -215,8 +217,10 @@ def test_cli_html_reads_a_conversation(tmp_path: Path, capsys) -> None:
     src = tmp_path / "conv.json"
     src.write_text(json.dumps(conv), encoding="utf-8")
     assert main(["html", str(src), "-o", str(tmp_path / "c.html")]) == 0
-    n = len(render.render_conversation(render.Conversation.from_json(conv)))
-    assert f"({n} tokens, {n + 2} steps" in capsys.readouterr().err
+    # String content and a channel: both forms' marks, so a Chat Completions request (said so), rendered as a server would.
+    n = len(render.render_conversation(render.conversation_from_chat(conv)))
+    err = capsys.readouterr().err
+    assert f"({n} tokens, {n + 2} steps" in err and err.startswith(f"read {src} as a Chat Completions request (it has marks of both forms")
 
 
 def test_page_path_imports_no_widget_machinery(tmp_path) -> None:

@@ -48,13 +48,13 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--chunking: {exc}") from None
     found = read_source(args.file)
     stream = found.stream(args.run)
-    say_read(found, stream)
-    if not stream.ids:
-        raise CLIError(f"{finding_name(args.file)}: the stream has no tokens")
+    if not stream.ids or (stream.text is not None and not stream.text.strip()):
+        raise CLIError(f"{finding_name(args.file)}: the stream has no tokens; give Harmony text, token ids, a run or a conversation")
     trace = Trace.build(stream.ids, chunking, role=args.role or stream.role)
     step = args.step if args.step >= 0 else trace.n_steps + args.step
     if not 0 <= step < trace.n_steps:
         raise CLIError(f"--step {args.step} is out of range: this replay has steps 0 to {trace.n_steps - 1} (or -1 for the end)")
+    say_read(found, stream)  # once every input is known good: bad input stays one line
     page = page_html(trace, step=step, title=args.title, server=stream.server, prompt_tokens=stream.prompt_tokens)
     out = write_page(args.output, page, "replay.html")
     if out is not None:

@@ -81,7 +81,7 @@ def _whole_files(files: list[str], unreadable: list[str]) -> list[str]:
             try:
                 read(Path(path))
             except InputError as exc:
-                unreadable.append(str(exc))
+                unreadable.append(f"{exc}; file skipped")
                 continue
         kept.append(path)
     return kept

@@ -90,14 +90,17 @@ def run(args: argparse.Namespace) -> int:
         if dataset:
             rows = read_requests(path, batch_size=args.batch_size)
         else:
+            from harmony_viz.cli._common import say_read
             from harmony_viz.cli._template_page import read_request
 
-            rows = iter([(0, read_request(args.file))])
+            found = read_request(args.file)
+            rows = iter([(0, found.value)])
         results = check_requests(rows, template, date=args.date, for_completion=args.for_completion)
         if not dataset:
             index, result = next(results, (0, LensError(f"{args.file}: holds no request")))
             if isinstance(result, LensError):
                 raise CLIError(f"{args.file}: {result}")
+            say_read(found)
             write_json(result.to_json(index)) if args.json else _print_one(index, result)
             return 0 if result.identical else 1
         return _run_dataset(args, results, DatasetSummary())

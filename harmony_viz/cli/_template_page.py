@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from harmony_viz.cli._common import CLIError, read_source, say_read, write_page
 
@@ -18,11 +19,12 @@ def run_template_page(args: argparse.Namespace) -> int:
     except TemplateSourceError as exc:
         raise CLIError(f"--template: {exc}") from None
     origin = "stdin" if args.file == "-" else args.file
-    request = read_request(args.file)
+    found = read_request(args.file)
     try:
-        result = compare(request, template, date=getattr(args, "date", None))
+        result = compare(found.value, template, date=getattr(args, "date", None))
     except LensError as exc:
         raise CLIError(f"{origin}: {exc}") from None
+    say_read(found)
     page = template_page_html(comparison_json(result, template.origin), title=args.title)
     out = write_page(args.output, page, "template.html")
     if out is not None:
@@ -30,10 +32,9 @@ def run_template_page(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_request(path: str) -> dict:
-    """The Chat Completions request in ``path``, read by the one reader (the form said on stderr)."""
+def read_request(path: str) -> Any:
+    """The Chat Completions request in ``path``, read by the one reader (an ``Input``; ``say_read`` it once it is used)."""
     found = read_source(path, form="chat")
-    say_read(found)
     if found.kind != "chat":
         raise CLIError(f"{'stdin' if path == '-' else path}: {found.form}; the template lens compares a Chat Completions request")
-    return found.value
+    return found

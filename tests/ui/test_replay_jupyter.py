@@ -13,7 +13,9 @@ from _lab import lab_notebook, wait_for_kernel
 from _replay_streams import XSS_TEXT, finding5
 from playwright.sync_api import expect
 
-from harmony_viz.trace import Trace, tokens_of
+from harmony_viz.inputs import read
+from harmony_viz.tokens import encode
+from harmony_viz.trace import Trace
 
 pytestmark = pytest.mark.browser
 
@@ -48,7 +50,7 @@ def _py_state(page, until: str = "return true") -> list[str]:
 def test_python_sets_the_step_and_the_browser_follows(lab_page) -> None:
     widget = lab_page.locator(".hv-root").first
     assert widget.locator("[data-hv=step]").get_attribute("data-step") == "5"
-    n = len(tokens_of(XSS_TEXT))
+    n = len(encode(XSS_TEXT))
     # steps 1..5 of every:2 fed 10 tokens: exactly those chips are not dimmed
     assert widget.locator("[data-hv=token]:not(.hv-dim)").count() == 10
     assert widget.locator("[data-hv=token]").count() == n
@@ -62,13 +64,13 @@ def test_browser_steps_and_clicks_reach_the_kernel(lab_page) -> None:
     # the clicks reach the kernel after a round trip: wait for the state, not for a time
     step, selected, chunking, n_steps = _py_state(lab_page, until="return /PY 7 3 /.test(out)")
     assert (step, selected, chunking) == ("7", "3", "every:2")
-    assert int(n_steps) == -(-len(tokens_of(XSS_TEXT)) // 2) + 2
+    assert int(n_steps) == -(-len(encode(XSS_TEXT)) // 2) + 2
 
 
 def test_changing_chunking_in_the_browser_recomputes_in_python(lab_page) -> None:
     widget = lab_page.locator(".hv-root").first
     widget.locator("[data-hv=chunking]").select_option("token")
-    n = len(tokens_of(XSS_TEXT))
+    n = len(encode(XSS_TEXT))
     lab_page.wait_for_function(f"() => document.querySelector('.hv-root [data-hv=step]').textContent.includes('/ {n + 1} ')", timeout=30_000)
     step, _, chunking, n_steps = _py_state(lab_page)
     assert chunking == "token" and int(n_steps) == n + 2
@@ -96,7 +98,7 @@ def test_screenshot_for_the_readme(lab_page, corpus_dir) -> None:
     shot = lab_page.locator(".hv-root").nth(1)
     # the notebook scrolls inside its panel: bring the widget's top to the top of that panel
     shot.evaluate("el => el.scrollIntoView({block: 'start'})")
-    trace = Trace.build(tokens_of(finding5(corpus_dir, "cyberthreat-17")), "every:4")
+    trace = Trace.build(read(finding5(corpus_dir, "cyberthreat-17")).stream().ids, "every:4")
     call = [m for m in trace.messages if m.kind == "tool_call"][-1]
     assert shot.locator("[data-hv=step]").get_attribute("data-step") == str(call.step_started + 4)
     card = shot.locator(f"[data-hv=conversation] .hv-card[data-message='{call.index}']")
