@@ -91,8 +91,14 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+# The process that installed the handler: forked workers inherit it, and only exit.
+_OWNER = os.getpid()
+
+
 def exit_on_interrupt(signum: int, frame: Any) -> None:
     """SIGINT handler: remove partial outputs and exit now (130), without unwinding a large heap."""
+    if os.getpid() != _OWNER:  # a worker of stats --jobs: the parent cleans up and says so
+        os._exit(130)
     for folder in list(PENDING):
         shutil.rmtree(folder, ignore_errors=True)
     if "multiprocessing" in sys.modules:  # workers of stats --jobs

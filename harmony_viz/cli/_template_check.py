@@ -50,11 +50,12 @@ def _template(args: argparse.Namespace) -> Any:
 
 
 def _is_dataset(path: Path) -> bool:
+    """Parquet, JSONL, or a JSON array of request objects; anything else is one request (read by the one reader)."""
     if path.suffix == ".parquet" or path.name.endswith((".jsonl", ".jsonl.gz")):
         return True
     with path.open("rb") as f:
         head = f.read(4096).lstrip()
-    return head.startswith(b"[")
+    return head.startswith(b"[") and head[1:].lstrip().startswith(b"{")
 
 
 def _print_one(index: int, result: Any) -> None:
