@@ -1,10 +1,11 @@
 """The one reader: whatever a command or a notebook verb is handed, read the same way, and said.
 
 ``read(x)`` takes a path (``str`` or ``os.PathLike``) to Harmony text, token ids JSON, a
-run, a capture, JSONL, Parquet or a Markdown trial; or, in memory, Harmony text, token
-ids, a ``Run`` (or several), a conversation (``Conversation``, its JSON, a list of
-messages), a Chat Completions request, or server-check results. A string that names an
-existing file is read as that file. The result is an :class:`Input` whose ``said`` line
+run, a capture, JSONL, Parquet or a Markdown trial; or, in memory, Harmony text (any other
+``str``), token ids, a ``Run`` (or several), a conversation (``Conversation``, its JSON
+dict, a list of messages), a Chat Completions request, or server-check results. A string
+that names an existing file is read as that file; the content of a file or of standard
+input decides its kind (``read_text``). The result is an :class:`Input` whose ``said`` line
 states the form detected ("read req.json as a Chat Completions request"): the CLI prints
 it on stderr, the verbs keep it on their result (``widget.source``).
 
@@ -14,9 +15,9 @@ What each command needs comes from the Input: ``stream()`` the token ids to scan
 cannot be read is an :class:`InputError`, a ValueError whose message is one line naming
 the input and what was expected.
 
->>> inp = read('{"messages": [{"role": "user", "content": "Hi"}]}')
+>>> inp = read({"messages": [{"role": "user", "content": "Hi"}]})
 >>> inp.kind, inp.said
-('chat', 'read the text given as a Chat Completions request')
+('chat', 'read the dict given as a Chat Completions request')
 >>> read([200006, 1428, 200008, 12194, 200007]).stream().ids[:2]
 (200006, 1428)
 """
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from harmony_viz.render import Conversation
     from harmony_viz.runs import Run
 
-__all__ = ["Input", "InputError", "Kind", "Stream", "conversation_form", "read"]
+__all__ = ["Input", "InputError", "Kind", "Stream", "conversation_form", "parse_jsonl_line", "read", "read_path", "read_text"]
 
 Kind = Literal["text", "ids", "runs", "conversation", "chat", "checks"]
 Form = Literal["conversation", "chat"]
@@ -256,7 +257,8 @@ def read(source: Any, *, name: str | None = None, form: Form | None = None) -> I
     if isinstance(source, str):
         if _names_file(source):
             return read_path(source, form=form)
-        return read_text(source, name or "the text given", form=form)
+        # Text in memory is Harmony text, whatever it looks like (model output may well be JSON).
+        return Input("text", source, name or "the text given", "Harmony text" if source.strip() else "Harmony text (empty)")
     if isinstance(source, (bytes, bytearray)):
         raise InputError("bytes are not a token stream; decode them to Harmony text (str) first")
     return _read_object(source, name, form)
@@ -319,6 +321,27 @@ def read_text(text: str, name: str, *, path: Path | None = None, form: Form | No
             raise InputError(f"{name}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", "bad-json") from None
         return Input("text", text, name, "Harmony text", path=path)  # Harmony text that starts with a bracket
     return _read_json(value, name, where, path, form)
+
+
+def parse_jsonl_line(line: str | bytes) -> Any:
+    """One JSONL line's value: the one place a JSONL line is parsed (runs, datasets of requests, rows at scale).
+
+    A line that is not JSON is an InputError saying why, for the caller to put its name and
+    line number in front.
+
+    >>> parse_jsonl_line(b'{"a": 1}')
+    {'a': 1}
+    >>> parse_jsonl_line("{oops")
+    Traceback (most recent call last):
+    ...
+    harmony_viz.inputs.InputError: not JSON (Expecting property name enclosed in double quotes at column 2)
+    """
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not JSON ({exc.msg} at column {exc.colno})", "bad-json") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not JSON (not UTF-8 (byte {exc.start}))", "bad-json") from None
 
 
 def _is_jsonl(text: str) -> bool:

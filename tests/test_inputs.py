@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from _replay_streams import XSS_TEXT
 
-from harmony_viz.inputs import InputError, read
+from harmony_viz.inputs import InputError, read, read_text
 from harmony_viz.tokens import encode
 
 TRIAL = "aldehir_tool_calling/cities_3_cot_true_trial-1.md"
@@ -98,7 +98,8 @@ def test_playground_and_save_html_read_paths_too(tmp_path) -> None:
 )
 def test_conversation_json_is_told_by_its_shape(doc, kind) -> None:
     assert read(doc).kind == kind
-    assert read(json.dumps(doc)).kind == kind
+    assert read_text(json.dumps(doc), "doc.json").kind == kind  # a file's content
+    assert read(json.dumps(doc)).kind == "text"  # a str in memory is Harmony text (model output may be JSON)
 
 
 def test_a_markdown_trial_is_read_as_stats_reads_it(corpus_dir) -> None:

@@ -42,16 +42,18 @@ Tools = Sequence[DeclaredTool] | Sequence[Mapping[str, Any]] | Mapping[str, Any]
 
 
 def _views(source: Any, role: str | None) -> list[Any]:
-    """Message views of ``source`` (text, token ids or a ScanResult)."""
+    """Message views of ``source``: a ScanResult, or anything :func:`harmony_viz.inputs.read` reads (text, ids, a path, a run…)."""
     from harmony_viz._lint._view import build_views
 
     if hasattr(source, "events") and hasattr(source, "messages"):
         # Already scanned: spans count characters when every piece is as long as its text.
         deltas = [e for e in source.events if type(e).__name__ == "ContentDelta"]
         return build_views(source, chars=bool(deltas) and all(e.end - e.start == len(e.text) for e in deltas))
+    from harmony_viz.inputs import read
     from harmony_viz.scanner import scan
 
-    return build_views(scan(source, role=role), chars=isinstance(source, str))
+    stream = read(source).stream()
+    return build_views(scan(stream.source, role=role or stream.role), chars=stream.text is not None)
 
 
 def _coerce_tools(tools: Tools | None) -> list[DeclaredTool] | None:
@@ -83,7 +85,8 @@ def declared_tools(source: Any, *, role: str | None = None) -> list[DeclaredTool
 def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, check_prompt: bool | None = None) -> list[Diagnostic]:
     """Diagnostics for a Harmony stream: the output rules, and prompt checks on its prompt part.
 
-    ``source`` is Harmony text, token ids or a ``ScanResult``. ``role="assistant"`` says
+    ``source`` is Harmony text, token ids, a ``ScanResult``, or a path or run (anything
+    :func:`harmony_viz.inputs.read` reads; a string naming a file is that file). ``role="assistant"`` says
     the stream is a bare completion (it starts after ``<|start|>assistant``): every message
     is model output, and prompt checks are skipped unless ``check_prompt=True``. ``tools`` (an
     OpenAI ``tools`` array, a request or conversation JSON, rendered TypeScript, or

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+from harmony_viz.runs._jsonl import jsonl_value
 from harmony_viz.runs._load import load_file, load_runs, runs_from_json, runs_from_jsonl
 from harmony_viz.runs._markdown import is_markdown_trial, runs_from_markdown
 from harmony_viz.runs._model import EFFORTS, Effort, Run, RunMetadata
@@ -24,6 +25,7 @@ __all__ = [
     "RunUsage",
     "append_run",
     "is_markdown_trial",
+    "jsonl_value",
     "load_file",
     "load_runs",
     "run_from_text",

@@ -8,11 +8,11 @@ mixed sources works. A line that is not JSON becomes an empty run with a diagnos
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from harmony_viz.inputs import InputError, parse_jsonl_line
 from harmony_viz.runs._model import Run, RunMetadata, effort_from_text, load_diagnostic
 from harmony_viz.runs._token_ids import check_ids
 
@@ -63,11 +63,16 @@ def iter_jsonl(text: str, path: Path) -> Iterator[tuple[int, Any]]:
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            bad = load_diagnostic("load.bad-json", f"{path} line {number}: not JSON ({exc.msg} at column {exc.colno}); line skipped")
-            yield number, Run(id=f"{path.stem}#line-{number}", metadata=RunMetadata(source=path.stem, extra={"path": str(path)}), diagnostics=(bad,))
+        yield number, jsonl_value(line, path, path.stem, number)
+
+
+def jsonl_value(line: str | bytes, path: Path, stem: str, number: int) -> Any:
+    """One JSON line, or an empty run with a diagnostic when it is not JSON (the batch goes on)."""
+    try:
+        return parse_jsonl_line(line)
+    except InputError as exc:
+        bad = load_diagnostic(f"load.{exc.reason}", f"{path} line {number}: {exc}; line skipped")
+        return Run(id=f"{stem}#line-{number}", metadata=RunMetadata(source=stem, extra={"path": str(path)}), diagnostics=(bad,))
 
 
 def _floats(value: Any, n: int, name: str, path: Path, run_id: str, diagnostics: list[Any]) -> tuple[float, ...] | None:

@@ -8,15 +8,12 @@ take some and the rows still come out exactly as one reader in order would make 
 from __future__ import annotations
 
 import gzip
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harmony_viz.runs import Run, RunMetadata
-from harmony_viz.runs._load import load_file
-from harmony_viz.runs._model import load_diagnostic
+from harmony_viz.runs import Run, jsonl_value, load_file
 from harmony_viz.scale._rows import rows_table, runs_for_batch
 
 if TYPE_CHECKING:
@@ -164,7 +161,7 @@ def _jsonl_runs(unit: Unit, column: str | None, batch_size: int) -> Iterator[lis
             number += 1
             pos += len(raw)
             if raw.strip():
-                records.append(_parse_line(raw, path, stem, number))
+                records.append(jsonl_value(raw, path, stem, number))
                 ids.append(f"{stem}#line-{number}")
             if len(records) >= batch_size:
                 yield runs_for_batch(records, column=column, source=source, ids=ids)
@@ -173,16 +170,6 @@ def _jsonl_runs(unit: Unit, column: str | None, batch_size: int) -> Iterator[lis
                 break
     if records:
         yield runs_for_batch(records, column=column, source=source, ids=ids)
-
-
-def _parse_line(raw: bytes, path: Path, stem: str, number: int) -> Any:
-    """One JSON line, or an empty run with a diagnostic (as ``load_runs`` makes for a bad line)."""
-    try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        why = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else f"not UTF-8 (byte {exc.start})"
-        bad = load_diagnostic("load.bad-json", f"{path} line {number}: not JSON ({why}); line skipped")
-        return Run(id=f"{stem}#line-{number}", metadata=RunMetadata(source=stem, extra={"path": str(path)}), diagnostics=(bad,))
 
 
 # Parquet -------------------------------------------------------------------------

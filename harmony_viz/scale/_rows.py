@@ -56,24 +56,13 @@ def rows_table(runs: Iterable[Run]) -> pa.Table:
     return pa.Table.from_pylist([run_usage(run).to_json() for run in runs], schema=row_schema())
 
 
-def rows_for_batch(
-    batch: Any,
-    *,
-    column: str | None = None,
-    source: str = "batch",
-    first: int = 0,
-    ids: Sequence[str] | None = None,
-) -> pa.Table:
-    """Rows of one batch of records: a pyarrow Table/RecordBatch, a pandas frame, a dict of columns or a list.
+def rows_for_batch(batch: Any, **options: Any) -> pa.Table:
+    """Rows of one batch of records (the forms and options of :func:`runs_for_batch`), as one table.
 
-    Each record is a run in any shape :func:`harmony_viz.runs.load_runs` knows (our run
-    objects, prompt/completion objects…) or, with ``column``, a record whose ``column`` holds
-    Harmony text, token ids or chat messages (its other scalar fields become metadata).
-    A record without an ``id`` is named ``{source stem}#row-{first + i}`` (or ``ids[i]``).
     Pure and picklable: ``dataset.map_batches(rows_for_batch, batch_format="pyarrow")``
     runs it on Ray Data.
     """
-    return rows_table(runs_for_batch(batch, column=column, source=source, first=first, ids=ids))
+    return rows_table(runs_for_batch(batch, **options))
 
 
 def runs_for_batch(
@@ -84,7 +73,13 @@ def runs_for_batch(
     first: int = 0,
     ids: Sequence[str] | None = None,
 ) -> list[Run]:
-    """The runs of one batch of records (see :func:`rows_for_batch` for the forms and the names)."""
+    """The runs of one batch of records: a pyarrow Table/RecordBatch, a pandas frame, a dict of columns or a list.
+
+    Each record is a run in any shape :func:`harmony_viz.runs.load_runs` knows (our run
+    objects, prompt/completion objects…) or, with ``column``, a record whose ``column`` holds
+    Harmony text, token ids or chat messages (its other scalar fields become metadata).
+    A record without an ``id`` is named ``{source stem}#row-{first + i}`` (or ``ids[i]``).
+    """
     columnar = not isinstance(batch, (list, tuple))
     path = Path(source)
     runs: list[Run] = []
