@@ -3,7 +3,7 @@
 The top level holds the notebook verbs (``replay``, ``playground``, ``render_conversation``,
 ``lint``, ``record``, ``capture``, ``load_runs``, the frames and charts); everything else is
 grouped under its subpackage (``harmony_viz.scanner``, ``.projections``, ``.render``,
-``.tokens``, ``.leak``, ``.runs``, ``.trace``, ``.stats``, ``.charts``, ``.servers``,
+``.tokens``, ``.inputs``, ``.leak``, ``.runs``, ``.trace``, ``.stats``, ``.charts``, ``.servers``,
 ``.templates``, ``.scale``, ``.data``). Names are loaded on first use, so ``import
 harmony_viz`` stays light (no pandas, plotly, torch or widget machinery until asked for).
 """
@@ -55,7 +55,7 @@ _EXPORTS: dict[str, str] = {
 
 # Subpackages reachable as attributes (``hv.scanner.scan``), imported on first use.
 _SUBPACKAGES = frozenset(
-    {"charts", "cli", "data", "leak", "projections", "render", "runs", "scale", "scanner", "servers", "stats", "templates", "tokens", "trace"}
+    {"charts", "cli", "data", "inputs", "leak", "projections", "render", "runs", "scale", "scanner", "servers", "stats", "templates", "tokens", "trace"}
 )
 
 # Names that used to sit at the top level: still there, with a warning naming their home.
