@@ -442,9 +442,7 @@ def _read_object(source: Any, name: str | None, form: Form | None) -> Input:
     if isinstance(source, Sequence) and source and all(isinstance(r, Run) for r in source):
         return _runs(source, label, "runs", None)
     if isinstance(source, Sequence) and not isinstance(source, str) and all(_is_int(t) for t in source):
-        if not source:
-            raise InputError("no token ids: the list is empty")
-        return Input("ids", _ids(list(source), label), label, "token ids")
+        return Input("ids", _ids(list(source), label), label, "token ids")  # empty too: a live replay starts so
     if isinstance(source, Mapping) or _is_messages(source):
         return _read_json(source, label, Path(label), None, form)
     if isinstance(source, Sequence) and source and all(isinstance(m, Mapping) for m in source):
