@@ -35,6 +35,7 @@ __all__ = [
     "check_ids",
     "encode",
     "encoding",
+    "id_error",
     "is_token_id",
     "special_by_id",
     "special_by_literal",
@@ -102,6 +103,8 @@ START, END, MESSAGE, CHANNEL, CONSTRAIN, CALL, RETURN = 200006, 200007, 200008, 
 
 def is_token_id(value: object) -> bool:
     """True for an int (not a bool) in the vocabulary, 0..N_VOCAB-1."""
+    if type(value) is int:  # the common case, without the slower ABC check
+        return 0 <= value < N_VOCAB
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= int(value) < N_VOCAB
 
 
@@ -115,13 +118,22 @@ def check_ids(ids: Iterable[object]) -> list[int]:
     ...
     ValueError: token 1 is 300000, outside the o200k_harmony vocabulary 0..201087
     """
-    return [int(t) if is_token_id(t) else _bad_id(i, t) for i, t in enumerate(ids)]
+    ids = ids if isinstance(ids, (list, tuple)) else list(ids)
+    out = [t if type(t) is int and 0 <= t < N_VOCAB else -1 for t in ids]
+    if -1 in out:  # a slower second look: numpy integers are ids too; anything else is named
+        out = []
+        for i, t in enumerate(ids):
+            if not is_token_id(t):
+                raise id_error(i, t)
+            out.append(int(t))
+    return out
 
 
-def _bad_id(i: int, t: object) -> int:
-    if isinstance(t, bool) or not isinstance(t, numbers.Integral):
-        raise ValueError(f"token {i} is {t!r}, not an integer id (ids are ints 0..{N_VOCAB - 1})")
-    raise ValueError(f"token {i} is {t}, outside the o200k_harmony vocabulary 0..{N_VOCAB - 1}")
+def id_error(position: int, value: object) -> ValueError:
+    """The one message for a bad token id at ``position``: not an integer, or outside the vocabulary."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return ValueError(f"token {position} is {value!r}, not an integer id (ids are ints 0..{N_VOCAB - 1})")
+    return ValueError(f"token {position} is {value}, outside the o200k_harmony vocabulary 0..{N_VOCAB - 1}")
 
 
 def special_by_id(token_id: int) -> SpecialToken | None:

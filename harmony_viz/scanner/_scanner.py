@@ -25,7 +25,7 @@ from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, Message
 from harmony_viz.scanner._header import ROLES, Header, header_warnings, parse_header, split_stripped
 from harmony_viz.scanner._pieces import Piece, slice_pieces, unit_end, unit_start
 from harmony_viz.scanner._vocab import CONTROL_IDS, ID_BY_LITERAL, LITERAL_BY_ID, N_VOCAB, tables
-from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START, special_by_id
+from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START, id_error, special_by_id
 
 OUTSIDE: Final = "outside"
 HEADER: Final = "header"
@@ -209,12 +209,12 @@ class Scanner:
             try:
                 tid = operator.index(tid)  # numpy and torch integers
             except TypeError:
-                raise ValueError(f"token {pos} is {tid!r}, not an integer id (ids are ints 0..{N_VOCAB - 1}); feed a list of ints, or a str of Harmony text") from None
+                raise id_error(pos, tid) from None
         if tid in CONTROL_IDS:
             self._drain()
             self._control(tid, pos, pos + 1)
         elif tid < 0 or tid >= N_VOCAB:
-            raise ValueError(f"token {pos} is {tid}, outside the o200k_harmony vocabulary 0..{N_VOCAB - 1}; feed ids from harmony_viz.encoding()")
+            raise id_error(pos, tid)
         elif tid >= len(self._raw):
             self._drain()
             special = special_by_id(tid)
