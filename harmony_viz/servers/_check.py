@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,11 @@ class CheckInputError(ValueError):
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One stream through one api. ``check_seconds`` is our own cost (projection and comparison)."""
+    """One stream through one api of one engine. ``check_seconds`` is our own cost (projection and comparison).
+
+    ``engine`` is ``"vllm"``, ``"llama.cpp"`` or ``"sglang"`` (None when unknown); ``notes`` say how
+    the replay differed from the request (e.g. tools not sent), empty when nothing needs saying.
+    """
 
     file: str
     api: str
@@ -36,10 +40,12 @@ class CheckResult:
     error: str | None = None
     server_seconds: float = 0.0
     check_seconds: float = 0.0
+    engine: str | None = None
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        out = {"file": self.file, "api": self.api, "replayed": self.replayed, "server": self.server,
-               "expected": self.expected, "discrepancies": [d.to_json() for d in self.discrepancies]}
+        out = {"file": self.file, "engine": self.engine, "api": self.api, "replayed": self.replayed, "notes": list(self.notes),
+               "server": self.server, "expected": self.expected, "discrepancies": [d.to_json() for d in self.discrepancies]}
         if self.error is not None:
             out["error"] = self.error
         return out
@@ -147,8 +153,7 @@ def _with_stream_final(results: list[CheckResult]) -> list[CheckResult]:
         if twin is not None and twin.server is not None and r.server:
             t0 = time.perf_counter()
             extra = compare_stream_final(answer_of(r.api, r.server), answer_of(twin.api, twin.server))
-            r = CheckResult(r.file, r.api, r.token_ids, r.replayed, r.server, r.expected, r.discrepancies + tuple(extra), r.error,
-                            r.server_seconds, r.check_seconds + time.perf_counter() - t0)
+            r = replace(r, discrepancies=r.discrepancies + tuple(extra), check_seconds=r.check_seconds + time.perf_counter() - t0)
         out.append(r)
     return out
 
