@@ -6,7 +6,9 @@ from pathlib import Path
 
 LENS = Path(__file__).resolve().parents[1] / "harmony_viz" / "data" / "server_lens"
 STREAMS = LENS / "streams"
-CAPTURES = LENS / "captures"
+CAPTURES = LENS / "captures" / "vllm"
+LLAMA_CAPTURES = LENS / "captures" / "llama.cpp"
+SGLANG_CAPTURES = LENS / "captures" / "sglang"
 REQUEST = LENS / "request.json"
 APIS = ("chat", "chat-stream", "responses", "responses-stream")
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from harmony_viz._record._deps import require
-from harmony_viz._record._tokenizer import write_tokenizer
+from harmony_viz.extras import require
+from harmony_viz.tiny._tokenizer import write_tokenizer
 from harmony_viz.tokens import CALL, N_VOCAB, RETURN
 
 # <|endoftext|>: never produced by the Harmony format, so safe as a padding id.
