@@ -216,3 +216,12 @@ def test_texts_keep_every_byte_and_trim_the_stop_token_as_sglang_does() -> None:
 def test_runner_refuses_bad_input_in_one_line(sglang_python: str) -> None:
     proc = subprocess.run([sglang_python, str(RUNNER)], input="not json", capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.strip().startswith("stdin is not JSON") and "\n" not in proc.stderr.strip()
+
+
+def test_apis_chosen(run: _sglang.SGLangRun, parsed: list[tuple[str, list[int]]]) -> None:
+    only = list(results_of(run, parsed, TOOLS, apis=("chat-stream",)))
+    assert {r.api for r in only} == {"chat-stream"} and len(only) == len(parsed)
+    seed = next(r for r in only if Path(r.file).stem == "seed-001")
+    assert codes(seed) == {"arguments-reserialized"}  # stream-final-mismatch needs the answer beside the stream
+    with pytest.raises(ValueError, match="Chat Completions answers only"):
+        list(check_sglang([str(STREAMS / "seed-001.txt")], apis=("chat", "responses")))

@@ -37,6 +37,7 @@ DEFAULT_VENV = Path(__file__).resolve().parents[2] / ".venv-sglang"  # the insta
 INSTALL_HINT = ("no Python with SGLang's parser found: run scripts/install-sglang-parser.sh (makes .venv-sglang with sglang 0.5.23), "
                 "then pass --sglang-python .venv-sglang/bin/python or set HARMONY_VIZ_SGLANG_PYTHON")
 MODEL = "gpt-oss"
+APIS = ("chat", "chat-stream")  # what SGLang's parser answers; its Responses API is another path
 KEPT_STOP = "<|call|>"  # the stop token SGLang keeps in the text for the gpt-oss tool parser
 STOP_LITERALS = ("<|return|>", "<|call|>", "<|endoftext|>")  # gpt-oss's eos tokens: generation ends on them
 RUN_TIMEOUT_S = 600
@@ -198,21 +199,25 @@ def _request_tools(request: dict[str, Any] | None) -> list[dict[str, Any]]:
     return [] if body.get("tool_choice") == "none" else list(body.get("tools") or [])
 
 
-def check_sglang(streams: Sequence[str], *, python: str | None = None, request: dict[str, Any] | None = None) -> Iterator[CheckResult]:
-    """``server-check --engine sglang``: each stream file through SGLang's parser code (apis ``chat`` and ``chat-stream``)."""
+def check_sglang(streams: Sequence[str], *, python: str | None = None, request: dict[str, Any] | None = None,
+                 apis: Sequence[str] = APIS) -> Iterator[CheckResult]:
+    """``server-check --engine sglang``: each stream file through SGLang's parser code, for ``apis`` (``chat``, ``chat-stream``)."""
+    if set(apis) - set(APIS):
+        raise ValueError(f"SGLang's parser gives Chat Completions answers only: apis {', '.join(APIS)}, not {', '.join(sorted(set(apis) - set(APIS)))}")
     parsed = [(s, read_stream(s)) for s in streams]  # bad input fails before the runner starts
     tools = _request_tools(request)
-    yield from results_of(run_runner([ids for _, ids in parsed], python=python, tools=tools), parsed, tools)
+    yield from results_of(run_runner([ids for _, ids in parsed], python=python, tools=tools), parsed, tools, apis=apis)
 
 
-def results_of(run: SGLangRun, parsed: Sequence[tuple[str, Sequence[int]]], tools: Sequence[dict[str, Any]] = ()) -> Iterator[CheckResult]:
+def results_of(run: SGLangRun, parsed: Sequence[tuple[str, Sequence[int]]], tools: Sequence[dict[str, Any]] = (), *,
+               apis: Sequence[str] = APIS) -> Iterator[CheckResult]:
     """The check results for a runner's answers to the streams ``parsed`` (name, ids), in the same order."""
     notes = (f"SGLang {run.version} parser code, run offline (not its server)",)
     if run.tool_detector is not None:
         notes += ("calls are read from the parser's tool_call events (the gpt-oss tool detector's dependencies did not install)",)
     for (name, ids), answer in zip(parsed, _answers(run, [ids for _, ids in parsed])):
         results = []
-        for api in ("chat", "chat-stream"):
+        for api in (a for a in APIS if a in apis):
             result = check_answer(name, api, ids, answer[api], tools=list(tools) or None, error=answer["errors"].get(api))
             results.append(replace(result, engine="sglang", notes=notes, replayed=None))
         yield from _with_stream_final(results)
