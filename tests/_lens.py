@@ -22,6 +22,11 @@ CHAT_CODES = {
     "no-channel": {"text-dropped"},
     "stripped-control-tokens": {"reasoning-in-content"},
     "bare-name-call": {"arguments-reserialized"},
+    "capitalised-channel": {"text-dropped"},
+    "clean-final": {"field-name"},
+    "preamble-then-final": set(),  # "Let me think.\nDone."
+    "analysis-cut-off": {"field-name"},
+    "builtin-python-call": {"field-name"},  # the python call comes back as reasoning, as ours
 }
 
 

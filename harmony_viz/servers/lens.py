@@ -23,8 +23,9 @@ from typing import Any
 from harmony_viz.servers._capture import capture, load_capture
 from harmony_viz.servers._check import CheckResult, check_captures, check_streams, read_request
 from harmony_viz.servers._compare import CODES
-from harmony_viz.servers._launch import LaunchError, find_python
+from harmony_viz.servers._launch import LaunchError, find_llama_server, find_python
 from harmony_viz.servers._matrix import MatrixCell
+from harmony_viz.servers._sglang import check_sglang, find_sglang_python
 
 __all__ = [
     "CODES",
@@ -32,12 +33,16 @@ __all__ = [
     "ReplayServer",
     "capture",
     "check_captures",
+    "bug_zoo_markdown",
+    "check_sglang",
     "check_streams",
     "discrepancy_table",
+    "llama_server",
     "engine_table",
     "load_capture",
     "shipped_captures",
     "shipped_request",
+    "sglang_python",
     "shipped_streams",
     "start_replay_server",
     "stream_name",
@@ -73,18 +78,18 @@ def stream_name(result: CheckResult) -> str:
 
 
 def discrepancy_table(results: Sequence[CheckResult]) -> Any:
-    """One row per discrepancy (or per clean/failed check): stream, api, replayed, error, code, severity, message, tokens."""
+    """One row per discrepancy (or per clean/failed check): stream, engine, api, replayed, error, code, severity, message, tokens."""
     import pandas as pd
 
     rows = []
     for r in results:
-        base = {"stream": stream_name(r), "api": r.api, "replayed": r.replayed, "error": r.error}
+        base = {"stream": stream_name(r), "engine": r.engine, "api": r.api, "replayed": r.replayed, "error": r.error}
         if not r.discrepancies:
             rows.append({**base, "code": None, "severity": None, "message": None, "tokens": None})
         for d in r.discrepancies:
             span = f"{d.where['start']}-{d.where['end']}" if d.where else None
             rows.append({**base, "code": d.code, "severity": d.severity, "message": d.message, "tokens": span})
-    return pd.DataFrame(rows, columns=["stream", "api", "replayed", "error", "code", "severity", "message", "tokens"])
+    return pd.DataFrame(rows, columns=["stream", "engine", "api", "replayed", "error", "code", "severity", "message", "tokens"])
 
 
 def engine_table(results: Any) -> Any:
@@ -97,6 +102,42 @@ def engine_table(results: Any) -> Any:
         return frame
     table = frame.pivot(index="stream", columns=["engine", "api"], values="cell")
     return table[list(dict.fromkeys((c.engine, c.api) for c in cells))]
+
+
+ZOO_COLUMNS = (("vllm", "chat"), ("vllm", "chat-stream"), ("llama.cpp", "chat"), ("llama.cpp", "chat-stream"), ("sglang", "chat"), ("sglang", "chat-stream"))
+ENGINE_LABELS = {"vllm": "vLLM 0.32", "llama.cpp": "llama.cpp", "sglang": "SGLang 0.5.23"}
+
+
+def bug_zoo_markdown() -> str:
+    """The README's "how each engine reads the bug zoo" table, from the shipped captures of all three engines.
+
+    ``python -c "from harmony_viz.servers import lens; print(lens.bug_zoo_markdown())"`` writes it anew.
+    """
+    results = [r for engine in ENGINE_LABELS for r in check_captures(shipped_captures(engine))]
+    table = engine_table(results)
+    head = ["stream", *(f"{ENGINE_LABELS[e]} {'streamed' if a.endswith('-stream') else a}" for e, a in ZOO_COLUMNS)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for stream in table.index:
+        cells = [str(table.loc[stream, col]) if col in table.columns else "" for col in ZOO_COLUMNS]
+        cells = [c if c != "nan" else "" for c in cells]
+        lines.append("| " + " | ".join([f"`{stream}`", *(c.replace("error: ", "**error**: ") for c in cells)]) + " |")
+    return "\n".join(lines)
+
+
+def llama_server() -> str | None:
+    """The llama-server binary (``$HARMONY_VIZ_LLAMA_SERVER`` or scripts/install-llama-cpp.sh's build), or None."""
+    try:
+        return str(find_llama_server(None))
+    except LaunchError:
+        return None
+
+
+def sglang_python() -> str | None:
+    """The Python of SGLang's venv (``$HARMONY_VIZ_SGLANG_PYTHON`` or scripts/install-sglang-parser.sh's), or None."""
+    try:
+        return find_sglang_python(None)
+    except LaunchError:
+        return None
 
 
 def vllm_python() -> str | None:

@@ -24,10 +24,17 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_ma
 def _untied_copy(model_dir: Path, out: Path) -> None:
     torch = require("torch")
     transformers = require("transformers")
-    model = transformers.GptOssForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32)
-    model.config.tie_word_embeddings = False
-    model.lm_head.weight = torch.nn.Parameter(model.get_input_embeddings().weight.detach().clone())
-    model.save_pretrained(str(out))
+    logging = transformers.utils.logging
+    enabled = logging.is_progress_bar_enabled()
+    logging.disable_progress_bar()  # bars for one small shard are noise
+    try:
+        model = transformers.GptOssForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32)
+        model.config.tie_word_embeddings = False
+        model.lm_head.weight = torch.nn.Parameter(model.get_input_embeddings().weight.detach().clone())
+        model.save_pretrained(str(out))
+    finally:
+        if enabled:
+            logging.enable_progress_bar()
     for name in TOKENIZER_FILES:
         if (model_dir / name).is_file():
             shutil.copy2(model_dir / name, out / name)
