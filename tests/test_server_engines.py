@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from _lens import REQUEST, STREAMS
@@ -156,3 +157,47 @@ def test_check_json_lines_carry_engine_and_notes(capsys: pytest.CaptureFixture[s
     assert main(["server-check", "--json", str(CAPTURES / "seed-001.chat.json")]) == 0
     line = json.loads(capsys.readouterr().out)
     assert set(line) >= {"engine", "notes", "api", "replayed", "discrepancies"} and line["notes"] == []
+
+
+def _shipped(folder) -> dict:  # noqa: ANN001
+    from harmony_viz.servers import check_captures
+
+    return {(Path(r.file).name.split(".")[0], r.api): r for r in check_captures(sorted(str(p) for p in folder.glob("*.json")))}
+
+
+def test_the_shipped_llama_cpp_captures_give_llamacpp_md_codes_offline() -> None:
+    from _lens import LLAMA_CAPTURES, codes
+
+    shipped = _shipped(LLAMA_CAPTURES)
+    assert {s for s, _ in shipped} == {p.stem for p in STREAMS.glob("*.txt")} and {a for _, a in shipped} == {"chat", "chat-stream", "responses", "responses-stream"}
+    assert all(r.engine == "llama.cpp" and NO_TOOLS_NOTE in r.notes for r in shipped.values())
+    for stream in ("glued-channel", "leading-space-channel", "capitalised-channel", "no-channel", "stripped-control-tokens"):
+        assert codes(shipped[(stream, "chat")]) == {"server-error"} and "peg-native" in shipped[(stream, "chat")].error
+    for stream in ("clean-final", "doubled-channel", "preamble-then-final", "seed-001"):
+        assert shipped[(stream, "chat")].worst in (None, "info", "warning") and shipped[(stream, "chat")].replayed is True, stream
+    assert {"control-token-in-content"} <= codes(shipped[("builtin-python-call", "chat")])
+    assert "stream-final-mismatch" in codes(shipped[("builtin-python-call", "chat-stream")])
+    assert [d.severity for d in shipped[("seed-001", "chat")].discrepancies if d.code == "tool-call-missing"] == ["info"]
+
+
+def test_the_shipped_sglang_captures_give_sglang_md_codes_offline() -> None:
+    from _lens import SGLANG_CAPTURES, codes
+
+    shipped = _shipped(SGLANG_CAPTURES)
+    assert {a for _, a in shipped} == {"chat", "chat-stream"} and all(r.engine == "sglang" and r.replayed is None for r in shipped.values())
+    assert all(any("run offline (not its server)" in n for n in r.notes) for r in shipped.values())
+    for stream in ("doubled-channel", "glued-channel"):
+        assert "reasoning-in-content" in codes(shipped[(stream, "chat")])  # the chain of thought shown as content
+    assert "text-dropped" in codes(shipped[("no-channel", "chat")])
+    for stream in ("leading-space-channel", "capitalised-channel", "stripped-control-tokens", "clean-final", "seed-001"):
+        assert shipped[(stream, "chat")].worst in (None, "info"), stream
+
+
+def test_the_readme_bug_zoo_table_is_the_one_the_captures_make() -> None:
+    import re
+
+    from harmony_viz.servers import lens
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = re.search(r"<!-- bug-zoo-table -->\n(.*?)\n<!-- /bug-zoo-table -->", readme, re.S)
+    assert block is not None and block.group(1) == lens.bug_zoo_markdown(), "regenerate: python -c 'from harmony_viz.servers import lens; print(lens.bug_zoo_markdown())'"

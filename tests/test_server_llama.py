@@ -30,7 +30,8 @@ LLAMA_CHAT_CODES = {
     "stripped-control-tokens": ({"server-error"}, {"server-error"}),
     "preamble-then-final": (set(), set()),  # "Let me think.Done.": joined with no separator, at most info
     "analysis-cut-off": (set(), set()),
-    "builtin-python-call": ({"control-token-in-content"}, {"control-token-in-content"}),
+    # content = "<|channel|>analysis to=python code<|message|>print(1)": control tokens, and the analysis shown
+    "builtin-python-call": ({"control-token-in-content"}, {"control-token-in-content", "reasoning-in-content", "text-dropped"}),
     "clean-final": (set(), set()),
 }
 
@@ -51,12 +52,17 @@ def test_the_engine_is_detected_and_every_result_says_how_the_replay_differed(ll
 @pytest.mark.parametrize("stream", sorted(LLAMA_CHAT_CODES))
 def test_the_llamacpp_md_rows_give_the_codes_they_imply(live, stream: str) -> None:  # noqa: ANN001
     implied, errors_allowed = LLAMA_CHAT_CODES[stream]
-    for api in ("chat", "chat-stream"):
-        r = live[(stream, api)]
-        assert implied <= codes(r), (api, r.discrepancies, r.error)
-        assert {d.code for d in r.discrepancies if d.severity == "error"} <= errors_allowed, (api, r.discrepancies)
-        if "server-error" not in implied:
-            assert r.error is None and r.replayed is True, "the grammar must force exactly the stream, read back from logprobs"
+    r = live[(stream, "chat")]
+    assert implied <= codes(r), (r.discrepancies, r.error)
+    assert {d.code for d in r.discrepancies if d.severity == "error"} <= errors_allowed, r.discrepancies
+    streamed = live[(stream, "chat-stream")]
+    assert {d.code for d in streamed.discrepancies if d.severity == "error"} <= errors_allowed, streamed.discrepancies
+    if "server-error" in implied:
+        assert "server-error" in codes(streamed), "the stream ends in an error event"
+    else:
+        assert r.error is None and r.replayed is True, "the grammar must force exactly the stream, read back from logprobs"
+        # streamed, logprobs come only with the chunks that carry a delta: not a confirmation, and said so
+        assert streamed.error is None and streamed.replayed is None and any("carried logprobs for" in n for n in streamed.notes)
 
 
 def test_a_500_is_a_server_error_with_the_servers_text(live) -> None:  # noqa: ANN001

@@ -38,17 +38,33 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds per request (default 120)")
 
 
+def _saving(results, folder: str, request: dict):  # noqa: ANN001, ANN202
+    """Pass results on, saving each as a capture (``STEM.API.json``) on the way."""
+    from pathlib import Path
+
+    from harmony_viz.servers import capture_of_result, save_capture
+
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for r in results:
+        run = capture_of_result(r, {**request, "model": "sglang-0.5.23-parser"}, base_url="offline:sglang", model="sglang-0.5.23-parser")
+        save_capture(run, Path(folder) / f"{Path(r.file).stem}.{r.api}.json")
+        yield r
+
+
 def run(args: argparse.Namespace) -> int:
     from harmony_viz.servers import APIS, CheckInputError, LaunchError, ServerError, check_captures, check_sglang, check_streams, format_result, read_request
 
     try:
         if args.engine == "sglang":
-            if args.base_url or args.save_captures:
-                raise CLIError("--engine sglang runs SGLang's parser offline: it takes no --base-url or --save-captures")
+            if args.base_url:
+                raise CLIError("--engine sglang runs SGLang's parser offline: it takes no --base-url")
             apis = ("chat", "chat-stream") if args.api == "all" else (args.api,)
             if set(apis) - {"chat", "chat-stream"}:
                 raise CLIError("SGLang's parser gives Chat Completions answers only: --api chat, chat-stream or all")
-            results = check_sglang(args.files, python=args.sglang_python, request=read_request(args.request), apis=apis)
+            request = read_request(args.request)
+            results = check_sglang(args.files, python=args.sglang_python, request=request, apis=apis)
+            if args.save_captures:
+                results = _saving(results, args.save_captures, request)
         elif args.base_url:
             apis = APIS if args.api == "all" else (args.api,)
             engine = None if args.engine == "auto" else args.engine

@@ -30,7 +30,7 @@ _HOMES: dict[str, str] = {
     "CODES": "_compare", "Discrepancy": "_compare",
     "CheckInputError": "_check", "CheckResult": "_check", "check_answer": "_check", "check_captures": "_check", "check_streams": "_check",
     "format_result": "_check", "read_request": "_check", "read_stream": "_check",
-    "capture": "_capture", "capture_result": "_capture", "is_capture": "_capture", "load_capture": "_capture", "save_capture": "_capture",
+    "capture": "_capture", "capture_of_result": "_capture", "capture_result": "_capture", "is_capture": "_capture", "load_capture": "_capture", "save_capture": "_capture",
     "ENGINES": "_engines", "detect_engine": "_engines",
     "MatrixCell": "_matrix", "matrix": "_matrix", "matrix_table": "_matrix",
     "check_sglang": "_sglang", "find_sglang_python": "_sglang", "sglang_answers": "_sglang",

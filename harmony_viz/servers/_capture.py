@@ -118,10 +118,11 @@ def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any]
 
 
 def capture_run(base_url: str, ex: Exchange, *, model: str, started: str | None = None, script: list[int] | None = None,
-                engine: str | None = None, notes: tuple[str, ...] | list[str] = ()) -> Any:
+                engine: str | None = None, notes: tuple[str, ...] | list[str] = (), withheld_tools: list[dict[str, Any]] | None = None) -> Any:
     """The run that keeps exchange ``ex``; ``script`` (a replay's forced ids) stands in for ids the server did not return.
 
-    ``engine`` and the replay's ``notes`` are kept, so an offline check says the same as the live one.
+    ``engine``, the replay's ``notes`` and the tools it could not send (``withheld_tools``) are
+    kept, so an offline check says the same as the live one.
     """
     from harmony_viz.runs import Run, RunMetadata
 
@@ -132,18 +133,21 @@ def capture_run(base_url: str, ex: Exchange, *, model: str, started: str | None 
     if ids is None:
         ids = ids_from_logprobs(full_api, ex.server)
         source = "logprobs" if ids is not None else None
-    if ids is None and script is not None:
+    partial = ids is not None and script is not None and source == "logprobs" and ex.stream and list(ids) != list(script)
+    if script is not None and (ids is None or partial):
+        # a stream's logprobs miss the tokens that made no delta (llama.cpp): keep what was forced instead
         ids, source = tuple(script), "script"
     note = {"return_token_ids": "token ids as the server returned them",
             "logprobs": "token ids from the logprob tokens",
-            "script": "the server returned no token ids; these are the ids its request forced",
+            "script": ("the stream's logprobs held only the tokens that made a delta; these are the ids its request forced" if partial
+                       else "the server returned no token ids; these are the ids its request forced"),
             None: "the server returned no token ids (nor logprob tokens): this capture holds the answer only"}[source]
     final = ex.final if not ex.stream else (final_response(list(ex.chunks)) if full_api.startswith("responses") else None)
     server_meta = {
         "base_url": base_url, "api": full_api, "request": req, "final": final, "chunks": list(ex.chunks),
         "arrival_times": list(ex.times), "elapsed": ex.elapsed, "error": ex.error,
         "token_ids_source": source, "token_ids_note": note, "engine": engine, "notes": list(notes),
-        "script": list(script) if script is not None else None,
+        "script": list(script) if script is not None else None, "withheld_tools": withheld_tools,
     }
     times = _token_times(ex) if source == "return_token_ids" else None
     return Run(
@@ -155,6 +159,13 @@ def capture_run(base_url: str, ex: Exchange, *, model: str, started: str | None 
         completion_token_ids=tuple(ids or ()),
         token_times=times if times is not None and len(times) == len(ids or ()) else None,
     )
+
+
+def capture_of_result(result: Any, request: dict[str, Any], *, base_url: str, model: str) -> Any:
+    """A capture run of a check made without a live exchange (SGLang's parser, offline): its answer, engine and notes."""
+    ex = Exchange(result.api, request, final=None if result.api.endswith("-stream") else result.server,
+                  chunks=tuple(result.server) if result.api.endswith("-stream") else (), elapsed=result.server_seconds, error=result.error)
+    return capture_run(base_url, ex, model=model, script=list(result.token_ids), engine=result.engine, notes=result.notes)
 
 
 def save_capture(run: Any, path: str | os.PathLike[str]) -> Path:
@@ -195,7 +206,7 @@ def capture_result(run: Any, name: str | None = None) -> Any:
         return CheckResult(name or run.id, api, (), None, answer, None, (), server.get("token_ids_note") or "the capture holds no token ids",
                            engine=server.get("engine"), notes=tuple(server.get("notes") or ()))
     request = server.get("request") or {}
-    tools = request.get("tools")  # Chat Completions or Responses tool objects
+    tools = request.get("tools") or server.get("withheld_tools")  # Chat Completions or Responses tool objects
     notes = tuple(server.get("notes") or ())
     from harmony_viz.servers._engines import NO_TOOLS_NOTE
 

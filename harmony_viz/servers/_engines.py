@@ -90,6 +90,7 @@ def replay_request(engine: str, api: str, body: dict[str, Any], ids: Sequence[in
         extra["grammar"] = llama_grammar(grammar_ids)
     if api.startswith("chat"):
         request["logprobs"] = True  # each generated token's id comes back in logprobs.content[].id
+        request["top_logprobs"] = 1  # not the 20 alternatives per token llama.cpp sends by default (0 sends no logprobs at all)
         if bias:
             request["logit_bias"] = bias
     elif bias:
