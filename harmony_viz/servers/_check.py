@@ -164,7 +164,7 @@ def _in_order(part: Sequence[int], whole: Sequence[int]) -> bool:
     return all(any(t == w for w in rest) for t in part)
 
 
-def _with_stream_final(results: list[CheckResult]) -> list[CheckResult]:
+def with_stream_final(results: list[CheckResult]) -> list[CheckResult]:
     """Add stream-final-mismatch to each stream api whose non-streamed twin was checked too."""
     by_key = {(r.api, r.token_ids): r for r in results}
     out = []
@@ -212,7 +212,7 @@ def check_streams(base_url: str, streams: Sequence[str], *, model: str | None = 
                 save_capture(run, Path(save_captures) / f"{Path(name).stem}.{api}.json")
             results.append(check_answer(name, api, replay.ids, ex.server, tools=body.get("tools"), error=ex.error, server_seconds=ex.elapsed,
                                         engine=engine, notes=replay.notes, tools_withheld=replay.tools_withheld))
-        yield from _with_stream_final(results)
+        yield from with_stream_final(results)
 
 
 def check_captures(paths: Sequence[str]) -> Iterator[CheckResult]:
@@ -221,7 +221,7 @@ def check_captures(paths: Sequence[str]) -> Iterator[CheckResult]:
 
     loaded = [(p, load_capture(p)) for p in paths]  # bad input fails before any output
     # A streamed and a non-streamed capture of the same tokens are compared with each other too.
-    yield from _with_stream_final([capture_result(run, str(path)) for path, run in loaded])
+    yield from with_stream_final([capture_result(run, str(path)) for path, run in loaded])
 
 
 def format_result(r: CheckResult, *, with_file: bool = True) -> str:

@@ -32,9 +32,9 @@ class LaunchError(RuntimeError):
     """vLLM could not be found or did not come up; the message says why, in one line."""
 
 
-def imports_vllm(python: str) -> bool:
-    """Whether ``python`` can import vllm (a quick spec lookup, not a full import)."""
-    code = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('vllm') else 1)"
+def imports(python: str, module: str) -> bool:
+    """Whether ``python`` can import ``module`` (a quick spec lookup, not a full import)."""
+    code = f"import importlib.util, sys; sys.exit(0 if importlib.util.find_spec({module!r}) else 1)"
     try:
         return subprocess.run([python, "-c", code], capture_output=True, timeout=60).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
@@ -45,10 +45,10 @@ def find_python(explicit: str | None = None) -> str:
     """``explicit``, else ``$HARMONY_VIZ_VLLM_PYTHON``, else this interpreter if it has vllm."""
     for candidate, where in ((explicit, "--python"), (os.environ.get("HARMONY_VIZ_VLLM_PYTHON"), "HARMONY_VIZ_VLLM_PYTHON")):
         if candidate:
-            if not imports_vllm(candidate):
+            if not imports(candidate, "vllm"):
                 raise LaunchError(f"{where}={candidate} cannot import vllm; {INSTALL_HINT}")
             return candidate
-    if imports_vllm(sys.executable):
+    if imports(sys.executable, "vllm"):
         return sys.executable
     raise LaunchError(INSTALL_HINT)
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.servers._check import CheckResult, _with_stream_final, check_answer, read_stream
-from harmony_viz.servers._launch import LaunchError
+from harmony_viz.servers._check import CheckResult, check_answer, read_stream, with_stream_final
+from harmony_viz.servers._launch import LaunchError, imports
 
 RUNNER = Path(__file__).with_name("sglang_runner.py")
 DEFAULT_VENV = Path(__file__).resolve().parents[2] / ".venv-sglang"  # the install script's default, in a checkout
@@ -43,23 +43,15 @@ STOP_LITERALS = ("<|return|>", "<|call|>", "<|endoftext|>")  # gpt-oss's eos tok
 RUN_TIMEOUT_S = 600
 
 
-def _has_sglang(python: str) -> bool:
-    code = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('sglang') else 1)"
-    try:
-        return subprocess.run([python, "-c", code], capture_output=True, timeout=60).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
 def find_sglang_python(explicit: str | None = None) -> str:
     """``explicit`` (``--sglang-python``), else ``$HARMONY_VIZ_SGLANG_PYTHON``, else the install script's ``.venv-sglang``."""
     for candidate, where in ((explicit, "--sglang-python"), (os.environ.get("HARMONY_VIZ_SGLANG_PYTHON"), "HARMONY_VIZ_SGLANG_PYTHON")):
         if candidate:
-            if not _has_sglang(candidate):
+            if not imports(candidate, "sglang"):
                 raise LaunchError(f"{where}={candidate} cannot import sglang; {INSTALL_HINT}")
             return candidate
     default = DEFAULT_VENV / "bin" / "python"
-    if default.is_file() and _has_sglang(str(default)):
+    if default.is_file() and imports(str(default), "sglang"):
         return str(default)
     raise LaunchError(INSTALL_HINT)
 
@@ -220,4 +212,4 @@ def results_of(run: SGLangRun, parsed: Sequence[tuple[str, Sequence[int]]], tool
         for api in (a for a in APIS if a in apis):
             result = check_answer(name, api, ids, answer[api], tools=list(tools) or None, error=answer["errors"].get(api))
             results.append(replace(result, engine="sglang", notes=notes, replayed=None))
-        yield from _with_stream_final(results)
+        yield from with_stream_final(results)
