@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harmony_viz._record._deps import require
+from harmony_viz.extras import require
 from harmony_viz._record._generate import ENDOFTEXT, STOP_IDS
 from harmony_viz._record._model import LoadedModel, load_model
 from harmony_viz._record._prompt import build_conversation, render_prompt

@@ -227,7 +227,7 @@ def _run_stream(runs: Sequence[Run], name: str, index: int) -> Stream:
 
 def _lens_stream(value: Any, name: str) -> Stream:
     # The server lens's own reader (harmony_viz.servers) turns captures and check results into a stream.
-    from harmony_viz.servers._view import lens_source
+    from harmony_viz.servers import lens_source
 
     try:
         lens = lens_source(value)
@@ -240,9 +240,9 @@ def _lens_stream(value: Any, name: str) -> Stream:
 
 
 def _is_capture(value: Any) -> bool:
-    meta = getattr(value, "metadata", None)
-    server = getattr(meta, "extra", {}).get("server") if meta is not None else None
-    return isinstance(server, Mapping) and server.get("api") in ("chat", "chat-stream", "responses", "responses-stream")
+    from harmony_viz.servers import is_capture  # the server lens says what a capture is
+
+    return is_capture(value)
 
 
 # -- reading --------------------------------------------------------------------------------------

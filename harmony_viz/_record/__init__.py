@@ -13,7 +13,7 @@ not import them, the first call that needs them does, and says how to install th
 from __future__ import annotations
 
 from harmony_viz._record._calc import CalculatorError, evaluate
-from harmony_viz._record._deps import INSTALL_HINT, MissingExtraError
+from harmony_viz.extras import INSTALL_HINT, MissingExtraError
 from harmony_viz._record._generate import STOP_IDS, Sampling, Segment, generate_segment
 from harmony_viz._record._live import LiveFollower, follow
 from harmony_viz._record._loop import Recording, ToolCallRecord, last_call, run_loop
@@ -22,7 +22,7 @@ from harmony_viz._record._prompt import build_conversation, render_prompt, rende
 from harmony_viz._record._prompts import PromptSpec, read_prompt_specs
 from harmony_viz._record._record import record, record_batch, resolve_tools
 from harmony_viz._record._server import Failure, ServerBatch, ServerOptions, record_server, record_server_batch
-from harmony_viz._record._tiny import make_tiny_model
+from harmony_viz.tiny import make_tiny_model
 from harmony_viz._record._tools import Tool, ToolRegistry, ToolResult, demo_tools
 
 __all__ = [
