@@ -42,35 +42,28 @@ def test_the_verbs_are_functions_and_the_groups_are_packages():
     assert harmony_viz.scanner.scan is not None and harmony_viz.projections.chat_completion is not None
 
 
-def test_moved_names_still_work_with_a_warning():
+def test_a_moved_name_fails_naming_its_home():
     import pytest
 
-    with pytest.warns(DeprecationWarning, match="harmony_viz.scan moved to harmony_viz.scanner.scan"):
-        scan = harmony_viz.scan
-    from harmony_viz.scanner import scan as home
-
-    assert scan is home
+    with pytest.raises(AttributeError, match=r"harmony_viz has no attribute 'scan'; it lives in harmony_viz\.scanner\.scan$"):
+        harmony_viz.scan  # noqa: B018
 
 
-def test_old_import_paths_work_and_never_shadow_the_verbs():
-    """`from harmony_viz.record import …` (today's notebooks) keeps working, and `hv.record` stays the function."""
+def test_old_import_paths_are_gone_and_the_verbs_stay_functions():
+    """No alias modules: `harmony_viz.record`, `.lint`, `.playground`, `.widget`, `.html` are not importable; the verbs are functions."""
     code = (
-        "import warnings, types; warnings.simplefilter('error', DeprecationWarning)\n"
+        "import importlib, types\n"
         "import harmony_viz as hv\n"
-        "caught = []\n"
-        "for path, name in (('harmony_viz.record', 'make_tiny_model'), ('harmony_viz.lint', 'tools_from_json'), ('harmony_viz.playground', 'PRESETS')):\n"
+        "gone = []\n"
+        "for path in ('harmony_viz.record', 'harmony_viz.lint', 'harmony_viz.playground', 'harmony_viz.widget', 'harmony_viz.html'):\n"
         "    try:\n"
-        "        exec(f'from {path} import {name}')\n"
-        "    except DeprecationWarning as w:\n"
-        "        caught.append(str(w))\n"
-        "warnings.simplefilter('ignore')\n"
-        "from harmony_viz.record import make_tiny_model\n"
-        "import harmony_viz.lint\n"
-        "print(len(caught), callable(hv.record), callable(hv.lint), callable(hv.playground), not isinstance(hv.lint, types.ModuleType))\n"
-        "print(make_tiny_model is hv.make_tiny_model)"
+        "        importlib.import_module(path)\n"
+        "    except ModuleNotFoundError:\n"
+        "        gone.append(path)\n"
+        "print(len(gone), all(callable(f) and not isinstance(f, types.ModuleType) for f in (hv.record, hv.lint, hv.playground)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ["3", "True", "True", "True", "True", "True"]
+    assert out == ["5", "True"]
 
 
 def test_unknown_attribute_is_an_attribute_error():
@@ -119,11 +112,21 @@ OLD_TOP_LEVEL = (
 ).split()
 
 
-def test_every_old_top_level_name_still_resolves():
-    import warnings
+def test_every_old_top_level_name_resolves_or_names_its_home():
+    import importlib
 
     assert len(OLD_TOP_LEVEL) == 78  # the 77 the issue counted, and capture
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        missing = [name for name in OLD_TOP_LEVEL if getattr(harmony_viz, name, None) is None]
-    assert missing == []
+    moved = []
+    for name in OLD_TOP_LEVEL:
+        if name in harmony_viz.__all__:
+            assert getattr(harmony_viz, name) is not None
+            continue
+        try:
+            getattr(harmony_viz, name)
+        except AttributeError as exc:
+            home, _, attr = str(exc).rpartition("it lives in ")[2].rpartition(".")
+            assert attr == name and getattr(importlib.import_module(home), name) is not None, str(exc)
+            moved.append(name)
+        else:  # pragma: no cover
+            raise AssertionError(f"{name} still resolves at the top level")
+    assert len(moved) == 49  # the 49 moved names the issue counted

@@ -148,7 +148,7 @@ def test_save_html_is_self_contained_and_escapes_markup(widget: ReplayWidget, tm
 
 
 def test_import_harmony_viz_stays_light() -> None:
-    code = ("import sys, harmony_viz; harmony_viz.Trace; "
+    code = ("import sys, harmony_viz; harmony_viz.trace.Trace; "
             "heavy = [m for m in ('anywidget', 'ipywidgets', 'pandas', 'plotly', 'torch') if m in sys.modules]; "
             "print(heavy); r = harmony_viz.replay; print('anywidget' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
@@ -234,14 +234,11 @@ def test_page_path_imports_no_widget_machinery(tmp_path) -> None:
     assert (tmp_path / "p.html").stat().st_size > 10_000
 
 
-def test_old_import_paths_still_work_with_a_deprecation_warning() -> None:
+def test_old_shim_modules_are_gone() -> None:
     import importlib
-    import sys
 
     import pytest
 
     for name in ("harmony_viz.widget", "harmony_viz.html"):
-        sys.modules.pop(name, None)
-        with pytest.warns(DeprecationWarning, match="moved: use harmony_viz.replay"):
-            module = importlib.import_module(name)
-        assert module.__all__ and all(hasattr(module, n) for n in module.__all__)
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(name)

@@ -13,10 +13,7 @@ from typing import Any
 
 from harmony_viz.scanner._message import STANDARD_ROLES, Message
 
-# The lints read the scanner's records directly; the old name stays for imports.
-MessageView = Message
-
-__all__ = ["STANDARD_ROLES", "MessageView", "build_views", "turns"]
+__all__ = ["STANDARD_ROLES", "build_views", "turns"]
 
 
 def build_views(result: Any, *, chars: bool) -> list[Message]:

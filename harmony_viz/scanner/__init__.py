@@ -17,7 +17,7 @@ from harmony_viz.scanner._events import (
     ToolCallStart,
 )
 from harmony_viz.scanner._message import Message, MessageFold
-from harmony_viz.scanner._result import ParsedMessage, ScanResult, assemble, event_to_json, scan
+from harmony_viz.scanner._result import ScanResult, assemble, event_to_json, scan
 from harmony_viz.scanner._scanner import Scanner
 from harmony_viz.scanner._visibility import CHANNELS, Visibility, is_visible, message_kind, visibility
 
@@ -33,7 +33,6 @@ __all__ = [
     "MessageEnd",
     "MessageFold",
     "MessageStart",
-    "ParsedMessage",
     "ScanResult",
     "ScanState",
     "Scanner",

@@ -10,16 +10,13 @@ from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, Message
 from harmony_viz.scanner._message import Message, MessageFold, Unit
 from harmony_viz.scanner._scanner import Scanner
 
-# The record scan() returns; one class for every reader (see harmony_viz.scanner._message).
-ParsedMessage = Message
-
 
 @dataclass(frozen=True, slots=True)
 class ScanResult:
     """Everything one scan produced: the events in order, the messages, the diagnostics."""
 
     events: list[Event]
-    messages: list[ParsedMessage]
+    messages: list[Message]
     diagnostics: list[Diagnostic]
 
     def to_json(self) -> dict[str, Any]:

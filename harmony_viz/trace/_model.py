@@ -31,9 +31,6 @@ class Step:
     flush: bool = False
 
 
-# A trace's messages are the scanner's records, with the steps they started and ended at.
-MessageInfo = Message
-
 
 @dataclass(frozen=True, eq=False)
 class Trace:
