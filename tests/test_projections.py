@@ -496,13 +496,3 @@ def test_real_rft_transcripts(corpus_dir):
         assert message_of(chat)["reasoning_content"] == "\n".join(analysis)
         u = usage([e for s in steps for e in s])
         assert u.reasoning_tokens == sum(ntok(t) for t in analysis)
-
-
-def test_docstring_examples():
-    import doctest
-
-    from harmony_viz.projections import _projector, _turn
-
-    for module in (_projector, _turn):
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -8,8 +8,7 @@ import json
 import openai_harmony as oh
 import pytest
 
-from harmony_viz.cli import main
-from harmony_viz.cli._render import detect_form
+from harmony_viz.cli import detect_form, main
 
 HARMONY_DOC = {
     "messages": [

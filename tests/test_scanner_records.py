@@ -65,7 +65,7 @@ def test_doubled_header_keeps_the_first_valid_channel():
 
 def test_one_message_record_for_every_reader(enc, tmp_path):
     """scan(), the trace, the lints and the run statistics all read the scanner's Message (issue 16)."""
-    from harmony_viz._lint._view import build_views
+    from harmony_viz._lint import build_views
     from harmony_viz.runs import Run, run_usage
     from harmony_viz.scanner import Message
     from harmony_viz.trace import Trace

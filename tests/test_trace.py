@@ -11,8 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harmony_viz.scanner import ContentDelta, MessageEnd, MessageStart, Scanner
-from harmony_viz.trace import Chunking, SourceError, Trace, parse_chunking, tokens_of
-from harmony_viz.trace._chunking import text_chunks, token_chunks
+from harmony_viz.trace import Chunking, SourceError, Trace, parse_chunking, text_chunks, token_chunks, tokens_of
 
 TOKEN_CHUNKINGS = ["token", "every:3", "every:1000", "random:0", "random:5:2"]
 TEXT_CHUNKINGS = ["chars:1", "chars:7", "bytes:1", "bytes:5", "server", "server:3"]

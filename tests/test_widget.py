@@ -158,7 +158,7 @@ def test_import_harmony_viz_stays_light() -> None:
 
 def test_js_and_python_versions_agree() -> None:
     import harmony_viz
-    from harmony_viz.trace._payload import FORMAT_VERSION
+    from harmony_viz.trace import FORMAT_VERSION
 
     package = json.loads((ROOT / "js" / "package.json").read_text(encoding="utf-8"))
     assert package["version"] == harmony_viz.__version__

@@ -23,12 +23,14 @@ from typing import Any
 from harmony_viz._lint._codes import CODES
 from harmony_viz._lint._tools import DeclaredTool, ToolParseError, tools_from_json
 from harmony_viz._lint._typescript import tools_from_typescript
-from harmony_viz.scanner._events import Diagnostic
+from harmony_viz._lint._view import build_views
+from harmony_viz.scanner import Diagnostic
 
 __all__ = [
     "CODES",
     "DeclaredTool",
     "ToolParseError",
+    "build_views",
     "declared_tools",
     "lint",
     "lint_prompt",

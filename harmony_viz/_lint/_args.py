@@ -13,8 +13,7 @@ from typing import Any
 
 from harmony_viz._lint._codes import diagnostic
 from harmony_viz._lint._tools import DeclaredTool
-from harmony_viz.scanner import Message
-from harmony_viz.scanner._events import Diagnostic
+from harmony_viz.scanner import Diagnostic, Message
 
 _ENTITY_RE = re.compile(r"&(?:amp|lt|gt|quot|apos|nbsp|#\d{1,6}|#x[0-9a-fA-F]{1,6});")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harmony_viz.scanner._events import Diagnostic, Severity
+from harmony_viz.scanner import Diagnostic, Severity
 
 # code -> (severity, one-line meaning). Undeclared tools and schema violations are errors
 # (the call cannot be executed as written); the rest are warnings, except where the issue

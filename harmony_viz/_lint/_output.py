@@ -13,8 +13,7 @@ from harmony_viz._lint._args import check_arguments
 from harmony_viz._lint._codes import diagnostic
 from harmony_viz._lint._text import announcement, call_target, fenced_blocks, json_objects, reasoning_signals, recipient_markup
 from harmony_viz._lint._tools import DeclaredTool
-from harmony_viz.scanner import Message
-from harmony_viz.scanner._events import Diagnostic
+from harmony_viz.scanner import Diagnostic, Message
 
 BUILTIN_NAMESPACES = ("browser", "container")
 

@@ -15,8 +15,7 @@ from harmony_viz._lint._codes import diagnostic
 from harmony_viz._lint._tools import DeclaredTool, ToolParseError
 from harmony_viz._lint._typescript import tools_from_typescript
 from harmony_viz._lint._view import turns
-from harmony_viz.scanner import Message
-from harmony_viz.scanner._events import Diagnostic
+from harmony_viz.scanner import Diagnostic, Message
 
 CHANNELS = ("analysis", "commentary", "final")
 ROUTING_LINE = "Calls to these tools must go to the commentary channel: 'functions'."

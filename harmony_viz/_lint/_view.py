@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from harmony_viz.scanner._message import STANDARD_ROLES, Message
+from harmony_viz.scanner import STANDARD_ROLES, Message
 
 __all__ = ["STANDARD_ROLES", "build_views", "turns"]
 

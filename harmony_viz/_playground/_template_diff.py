@@ -12,8 +12,7 @@ from typing import Any
 
 from harmony_viz._playground._stream import pieces
 from harmony_viz.render import Conversation
-from harmony_viz.templates import ChatTemplate, LensError, TemplateComparison, compare
-from harmony_viz.templates._from_conversation import request_from_conversation
+from harmony_viz.templates import ChatTemplate, LensError, TemplateComparison, compare, request_from_conversation
 from harmony_viz.tokens import encoding
 
 
@@ -48,7 +47,7 @@ def template_page_html(diff: dict[str, Any], *, title: str | None = None) -> str
     import html
 
     from harmony_viz import __version__
-    from harmony_viz._replay._page import script_json
+    from harmony_viz._replay import script_json
     from harmony_viz._static import asset_text
 
     n = len(diff.get("differences", []))

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from harmony_viz._record._deps import require
-from harmony_viz.tokens import _PAT_STR, RETURN, SPECIAL_TOKENS, encoding
+from harmony_viz.tokens import PAT_STR, RETURN, SPECIAL_TOKENS, encoding
 
 # A cache key: change it when the output of build_tokenizer_json changes.
 _FORMAT = "1"
@@ -33,7 +33,7 @@ def _byte_chars() -> dict[int, str]:
     return {b: chr(c) for b, c in zip(keep, chars)}
 
 
-def _merge_of(ranks: dict[bytes, int], token: bytes, rank: int) -> tuple[bytes, bytes]:
+def merge_of(ranks: dict[bytes, int], token: bytes, rank: int) -> tuple[bytes, bytes]:
     """The pair whose merge makes ``token``: BPE over its bytes with only lower ranks, down to two parts."""
     parts = [token[i : i + 1] for i in range(len(token))]
     while len(parts) > 2:
@@ -61,13 +61,13 @@ def build_tokenizer_json() -> str:
         return "".join(to_chars[x] for x in b)
 
     vocab = {spell(tok): rank for tok, rank in ranks.items()}
-    merges = [(spell(a), spell(b)) for tok, rank in sorted(ranks.items(), key=lambda kv: kv[1]) if len(tok) > 1 for a, b in [_merge_of(ranks, tok, rank)]]
+    merges = [(spell(a), spell(b)) for tok, rank in sorted(ranks.items(), key=lambda kv: kv[1]) if len(tok) > 1 for a, b in [merge_of(ranks, tok, rank)]]
     # ignore_merges: a pre-token that is a whole vocabulary entry is that token, as in tiktoken.
     model = tk.models.BPE(vocab=vocab, merges=merges, ignore_merges=True, fuse_unk=False, byte_fallback=False)
     tok = tk.Tokenizer(model)
     tok.pre_tokenizer = tk.pre_tokenizers.Sequence(
         [
-            tk.pre_tokenizers.Split(tk.Regex(_PAT_STR), behavior="isolated", invert=False),
+            tk.pre_tokenizers.Split(tk.Regex(PAT_STR), behavior="isolated", invert=False),
             tk.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )

@@ -13,7 +13,11 @@ import sys
 from collections.abc import Sequence
 
 from harmony_viz.cli._common import CLIError
+from harmony_viz.cli._demo import REPLAY_SAMPLE, demo_paths, replay_tokens
+from harmony_viz.cli._render import detect_form
 from harmony_viz.tokens import VocabularyError
+
+__all__ = ["REPLAY_SAMPLE", "CLIError", "build_parser", "demo_paths", "detect_form", "main", "replay_tokens"]
 
 # Order is the order shown in --help.
 _SUBCOMMANDS = (

@@ -55,7 +55,7 @@ def _source(text: str, origin: str, run_index: int) -> Any:
         if isinstance(obj, dict) and "messages" in obj and not any(k in obj for k in ("prefill_text", "output_text", "prompt_token_ids", "text")):
             return obj  # a conversation: rendered by tokens_of
         try:
-            from harmony_viz.runs._load import runs_from_file_text
+            from harmony_viz.runs import runs_from_file_text
         except ImportError:
             raise CLIError(f"{origin}: reading run files needs harmony_viz.runs, which is not available; "
                            "give token ids or Harmony text") from None

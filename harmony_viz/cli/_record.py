@@ -83,8 +83,7 @@ def run(args: argparse.Namespace) -> int:
     for name, default in (("n", 1), ("concurrency", 8), ("resume", False)):
         if getattr(args, name) != default:
             raise CLIError(f"--{name} needs --server (recording with transformers makes one run at a time)")
-    from harmony_viz._record import MissingExtraError, ModelLoadError, Sampling, load_model, record_batch
-    from harmony_viz._record._record import check_effort
+    from harmony_viz._record import MissingExtraError, ModelLoadError, Sampling, check_effort, load_model, record_batch
 
     prompts = [args.prompt] if args.prompt is not None else read_prompts(args.prompts)
     # Check every option before loading the model, which can take minutes.

@@ -9,9 +9,7 @@ from harmony_viz.cli._common import CLIError, read_input
 
 
 def run_server(args: argparse.Namespace) -> int:
-    from harmony_viz._record._prompts import PromptSpec, read_prompt_specs
-    from harmony_viz._record._record import check_effort
-    from harmony_viz._record._server import ServerOptions, record_server_batch
+    from harmony_viz._record import PromptSpec, ServerOptions, check_effort, read_prompt_specs, record_server_batch
 
     try:
         efforts = [check_effort(e) for e in args.effort.split(",") if e.strip()]

@@ -62,8 +62,15 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.render import Conversation, RenderError, Role, conversation_from_chat, render_conversation, render_conversation_for_completion
-    from harmony_viz.render._json import parse_json_text
+    from harmony_viz.render import (
+        Conversation,
+        RenderError,
+        Role,
+        conversation_from_chat,
+        parse_json_text,
+        render_conversation,
+        render_conversation_for_completion,
+    )
 
     text = read_input(args.file)
     name = "<stdin>" if args.file == "-" else args.file

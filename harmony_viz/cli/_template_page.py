@@ -11,7 +11,7 @@ from harmony_viz.cli._common import CLIError, read_input, write_page
 
 def run_template_page(args: argparse.Namespace) -> int:
     """Write the page for ``args.file`` (a Chat Completions request) against ``args.template``."""
-    from harmony_viz._playground._template_diff import comparison_json, template_page_html
+    from harmony_viz._playground import comparison_json, template_page_html
     from harmony_viz.templates import LensError, TemplateSourceError, compare, load_template
 
     try:

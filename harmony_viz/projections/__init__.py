@@ -28,7 +28,7 @@ from harmony_viz.projections._projector import OUTPUTS, Output, Projector
 from harmony_viz.projections._sdk import SDKValidationError, sdk_object, validate
 from harmony_viz.projections._turn import CallTarget, classify_recipient, declared_names
 from harmony_viz.projections._usage import Units, Usage
-from harmony_viz.scanner._events import Event
+from harmony_viz.scanner import Event
 
 __all__ = [
     "CallTarget",

@@ -9,7 +9,7 @@ from harmony_viz.projections._chat import ChatStream, ReasoningField, build_chat
 from harmony_viz.projections._responses import ResponseStream, build_response, response_tools
 from harmony_viz.projections._turn import Turn, declared_names
 from harmony_viz.projections._usage import Units, Usage, compute_usage
-from harmony_viz.scanner._events import Event
+from harmony_viz.scanner import Event
 
 Output = Literal["chat", "chat-stream", "responses", "responses-stream"]
 OUTPUTS: tuple[str, ...] = ("chat", "chat-stream", "responses", "responses-stream")

@@ -13,8 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, MessageEnd, MessageStart, ToolCallEnd
-from harmony_viz.scanner._visibility import is_visible
+from harmony_viz.scanner import ContentDelta, Diagnostic, Event, MessageEnd, MessageStart, ToolCallEnd, is_visible
 
 CallCategory = Literal["function", "builtin", "mcp"]
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from harmony_viz.scanner._events import Diagnostic
+from harmony_viz.scanner import Diagnostic
 
 Effort = Literal["low", "medium", "high"]
 EFFORTS: tuple[str, ...] = ("low", "medium", "high")

@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harmony_viz.runs import Run, RunMetadata
-from harmony_viz.runs._load import load_file
-from harmony_viz.runs._model import load_diagnostic
+from harmony_viz.runs import Run, RunMetadata, load_diagnostic, load_file
 from harmony_viz.scale._rows import rows_for_batch, rows_table
 
 if TYPE_CHECKING:

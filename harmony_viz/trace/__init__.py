@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
-from harmony_viz.trace._chunking import CHUNKINGS, Chunking, parse_chunking
+from harmony_viz.trace._chunking import CHUNKINGS, Chunking, parse_chunking, text_chunks, token_chunks
 from harmony_viz.trace._model import Step, Trace
+from harmony_viz.trace._payload import FORMAT_VERSION
 from harmony_viz.trace._source import SourceError, tokens_of
 
-__all__ = ["CHUNKINGS", "Chunking", "SourceError", "Step", "Trace", "parse_chunking", "tokens_of"]
+__all__ = [
+    "CHUNKINGS",
+    "FORMAT_VERSION",
+    "Chunking",
+    "SourceError",
+    "Step",
+    "Trace",
+    "parse_chunking",
+    "text_chunks",
+    "token_chunks",
+    "tokens_of",
+]

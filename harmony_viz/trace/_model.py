@@ -9,8 +9,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, Snapshot
-from harmony_viz.scanner._message import Message, MessageFold
+from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageFold, Snapshot
 from harmony_viz.trace._chunking import Chunking, parse_chunking, text_chunks, token_chunks
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harmony_viz.scanner._events import ContentDelta, Snapshot
+from harmony_viz.scanner import ContentDelta, Snapshot
 from harmony_viz.tokens import FIRST_SPECIAL
 
 if TYPE_CHECKING:
