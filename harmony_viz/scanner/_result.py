@@ -61,7 +61,8 @@ _TYPE_NAMES = {
 }
 _FIELDS: dict[type, tuple[str, ...]] = {
     ContentDelta: ContentDelta._fields,
-    **{cls: tuple(f.name for f in fields(cls)) for cls in (MessageStart, ToolCallStart, ToolCallEnd, MessageEnd, Diagnostic)},
+    **{cls: tuple(f.name for f in fields(cls)) for cls in (MessageStart, ToolCallStart, ToolCallEnd, MessageEnd)},
+    Diagnostic: ("code", "severity", "message", "start", "end"),  # its span as two numbers, as every other event
 }
 
 

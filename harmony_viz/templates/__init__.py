@@ -6,8 +6,8 @@ The same Chat Completions request is rendered through the template (transformers
 and every difference gets a code from ``CODES``.
 
 >>> from harmony_viz.templates import CODES
->>> "constrain-missing" in CODES
-True
+>>> CODES["constrain-dropped"][0]
+'warning'
 """
 
 from __future__ import annotations

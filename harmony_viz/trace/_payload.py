@@ -127,13 +127,13 @@ def encode(trace: Trace) -> tuple[dict[str, Any], bytes]:
                 deltas["start"].append(e.start)
                 deltas["len"].append(e.end - e.start)
             else:
-                fields = {f.name: _jsonable(getattr(e, f.name)) for f in dataclasses.fields(e)}
+                fields = {f.name: _jsonable(getattr(e, f.name)) for f in dataclasses.fields(e) if f.name not in ("start", "end", "where")}
                 events["step"].append(s.index)
                 events["after"].append(len(deltas["step"]))  # deltas before it: lets the browser interleave
                 events["type"].append(_EVENT_TYPES.index(type(e).__name__))
                 # Diagnostic.message is its text, not a message index
                 events["message"].append(fields.pop("message") if isinstance(fields.get("message"), int) else -1)
-                start, end = fields.pop("start"), fields.pop("end")
+                start, end = e.start, e.end  # a Diagnostic's are its span's
                 events["start"].append(start)
                 events["len"].append(end - start)
                 events["extra"].append(extras(json.dumps(fields, ensure_ascii=False, sort_keys=True)) if fields else -1)
