@@ -75,7 +75,7 @@ def test_one_message_record_for_every_reader(enc, tmp_path):
     ids = enc.encode(text, allowed_special="all")
     scanned = scan(ids).messages
     traced = Trace.build(ids, "every:3").messages
-    viewed = build_views(scan(ids), chars=False)
+    viewed = build_views(scan(ids), unit="tokens")
     sized = run_usage(Run(id="x", text=text)).messages
     for records in (scanned, traced, viewed, sized):
         assert all(isinstance(m, Message) for m in records)

@@ -123,7 +123,7 @@ def test_every_chunking_replays_to_the_whole_stream_result(enc, tool_run: str, s
     assert got_heads == heads
     assert {m.index: trace.content(m.index) for m in trace.messages if m.index in bodies} == bodies
     # every piece fed exactly once, in order
-    if trace.unit == "token":
+    if trace.unit == "tokens":
         assert [t for s in trace.steps for t in s.chunk] == ids
     else:
         assert "".join(s.chunk for s in trace.steps) == enc.decode(ids) == trace.text

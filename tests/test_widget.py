@@ -36,7 +36,7 @@ def test_state_holds_the_trace_as_binary_columns(widget: ReplayWidget, enc) -> N
     assert isinstance(state["_columns"], bytes)
     meta = state["_meta"]
     n = len(enc.encode(XSS_TEXT, allowed_special="all"))
-    assert (meta["n_tokens"], meta["n_steps"], meta["unit"]) == (n, n + 2, "token")
+    assert (meta["n_tokens"], meta["n_steps"], meta["unit"]) == (n, n + 2, "tokens")
     json.dumps(meta)  # the metadata is plain JSON; nothing per token travels as JSON
     assert len(state["_columns"]) + len(json.dumps(meta)) < 64 * n + 4096
 
@@ -84,7 +84,7 @@ def test_changing_chunking_recomputes_the_trace_and_keeps_the_place(widget: Repl
     # the first every:4 step that has fed at least those ten tokens: step 3 (12 tokens)
     assert widget.step == 3 and widget.trace.steps[3].end == 12
     widget.chunking = "chars:5"
-    assert widget._meta["unit"] == "char"
+    assert widget._meta["unit"] == "chars"
     assert widget.trace.steps[widget.step].end >= len(enc.decode(enc.encode(XSS_TEXT, allowed_special="all")[:12]))
     with pytest.raises(traitlets.TraitError, match="unknown chunking 'lines'"):
         widget.chunking = "lines"

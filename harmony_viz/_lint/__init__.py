@@ -45,15 +45,13 @@ Tools = Sequence[DeclaredTool] | Sequence[Mapping[str, Any]] | Mapping[str, Any]
 
 def _views(source: Any, role: str | None) -> list[Any]:
     """Message views of ``source`` (text, token ids or a ScanResult)."""
-    from harmony_viz._lint._view import build_views
-
     if hasattr(source, "events") and hasattr(source, "messages"):
         # Already scanned: spans count characters when every piece is as long as its text.
         deltas = [e for e in source.events if type(e).__name__ == "ContentDelta"]
-        return build_views(source, chars=bool(deltas) and all(e.end - e.start == len(e.text) for e in deltas))
+        return build_views(source, unit="chars" if deltas and all(e.end - e.start == len(e.text) for e in deltas) else "tokens")
     from harmony_viz.scanner import scan
 
-    return build_views(scan(source, role=role), chars=isinstance(source, str))
+    return build_views(scan(source, role=role), unit="chars" if isinstance(source, str) else "tokens")
 
 
 def _coerce_tools(tools: Tools | None) -> list[DeclaredTool] | None:

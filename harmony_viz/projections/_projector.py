@@ -8,7 +8,7 @@ from typing import Any, Literal
 from harmony_viz.projections._chat import ChatStream, ReasoningField, build_chat, reasoning_keys
 from harmony_viz.projections._responses import ResponseStream, build_response, response_tools
 from harmony_viz.projections._turn import Turn, declared_names
-from harmony_viz.projections._usage import Units, Usage, compute_usage
+from harmony_viz.projections._usage import UnitOrAuto, Usage, compute_usage
 from harmony_viz.scanner import Event
 
 Output = Literal["chat", "chat-stream", "responses", "responses-stream"]
@@ -37,7 +37,7 @@ class Projector:
         legacy_vllm: bool = False,
         model: str = "gpt-oss",
         id_prefix: str = "",
-        units: Units = "auto",
+        unit: UnitOrAuto = "auto",
         tools: Sequence[object] | None = None,
         reasoning_field: ReasoningField = "reasoning_content",
     ) -> None:
@@ -45,7 +45,7 @@ class Projector:
         self.legacy_vllm = legacy_vllm
         self.model = model
         self.id_prefix = id_prefix
-        self.units: Units = units
+        self.unit: UnitOrAuto = unit
         self.reasoning_field = reasoning_field
         self._tools = response_tools(tools)
         self.turn = Turn(declared_names(tools))
@@ -85,7 +85,7 @@ class Projector:
 
     def usage(self) -> Usage:
         """Token usage of the turn so far."""
-        return compute_usage(self.turn, legacy_vllm=self.legacy_vllm, units=self.units)
+        return compute_usage(self.turn, legacy_vllm=self.legacy_vllm, unit=self.unit)
 
     def chat(self) -> dict[str, Any]:
         """The ``chat.completion`` object so far (finish_reason null until finished)."""

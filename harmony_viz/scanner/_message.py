@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import Any
 
+from harmony_viz.findings import Unit
 from harmony_viz.scanner._events import ContentDelta, ContentKind, Event, MessageEnd, MessageStart, Terminator, ToolCallEnd, ToolCallStart
 from harmony_viz.scanner._visibility import Visibility, visibility
 
 # Roles the format defines; any other author (``functions.x``, ``browser.search``) is a tool.
 STANDARD_ROLES = frozenset({"system", "developer", "user", "assistant"})
-
-Unit = Literal["tokens", "chars"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from harmony_viz.findings import Unit
 from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, MessageEnd, MessageStart, ToolCallEnd, ToolCallStart
-from harmony_viz.scanner._message import Message, MessageFold, Unit
+from harmony_viz.scanner._message import Message, MessageFold
 from harmony_viz.scanner._scanner import Scanner
 
 

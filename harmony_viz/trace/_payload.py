@@ -102,7 +102,7 @@ def encode(trace: Trace) -> tuple[dict[str, Any], bytes]:
     cols.add_bytes("vocab_bytes", b"".join(vocab))
     cols.add("tokens", inverse)  # each token as an index into the vocabulary table
     cols.add("step_ends", [s.end for s in trace.steps], delta=True)
-    if trace.unit == "char":
+    if trace.unit == "chars":
         # the text itself is not sent: the browser decodes it from the token bytes it already has
         cols.add("token_chars", trace.token_char_starts, delta=True)
 
@@ -181,7 +181,7 @@ def encode(trace: Trace) -> tuple[dict[str, Any], bytes]:
 
 
 def _unit_text(trace: Trace):  # type: ignore[no-untyped-def]
-    if trace.unit == "char":
+    if trace.unit == "chars":
         text = trace.text or ""
         return lambda a, b: text[a:b]
     tb = trace.token_bytes
@@ -213,7 +213,7 @@ def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str
 
 def _messages(trace: Trace) -> list[dict[str, Any]]:
     out = []
-    starts = trace.token_char_starts if trace.unit == "char" else None
+    starts = trace.token_char_starts if trace.unit == "chars" else None
     n = int(trace.tokens.size)
     for m in trace.messages:
         d = _jsonable(m.record())
