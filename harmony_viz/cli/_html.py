@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, command, read_input, write_page
+from harmony_viz.cli._common import CLIError, add_out, add_role, command, read_input, write_page
 
 _EXAMPLES = """\
 examples:
@@ -24,10 +24,10 @@ def add_parser(subparsers: Any) -> None:
             "conversation and API view. Input: a JSON array of token ids, Harmony text, a conversation "
             "JSON ({\"messages\": [...]}) or a run file (.json/.jsonl). The page works offline from file://.", epilog=_EXAMPLES)
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
-    p.add_argument("-o", "--output", metavar="OUT.html", default="-", help="where to write the page (default: standard output)")
+    add_out(p, metavar="OUT.html", default="-", help="where to write the page (default: standard output)", output_alias=True)
     p.add_argument("--chunking", default="token", metavar="SPEC",
                    help="how the stream is cut into steps: token (default), every:N, random:SEED, chars:N, bytes:N, server")
-    p.add_argument("--role", choices=("assistant",), default=None, help="the stream is a completion that starts inside an assistant message")
+    add_role(p)
     p.add_argument("--step", type=int, default=0, metavar="N", help="the step the page opens at (negative counts from the end; -1 = end of stream)")
     p.add_argument("--run", type=int, default=0, metavar="N", help="for run files holding several runs: which one (0-based, default 0)")
     p.add_argument("--title", default=None, help="the page title")
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= step < trace.n_steps:
         raise CLIError(f"--step {args.step} is out of range: this replay has steps 0 to {trace.n_steps - 1} (or -1 for the end)")
     page = page_html(trace, step=step, title=args.title, server=lens[2] if lens is not None else None)
-    out = write_page(args.output, page, "replay.html")
+    out = write_page(args.out, page, "replay.html")
     if out is not None:
         print(f"wrote {out} ({len(ids)} tokens, {trace.n_steps} steps, {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
     return 0

@@ -28,7 +28,7 @@ def run_template_page(args: argparse.Namespace) -> int:
     except LensError as exc:
         raise CLIError(f"{origin}: {exc}") from None
     page = template_page_html(comparison_json(result, template.origin), title=args.title)
-    out = write_page(args.output, page, "template.html")
+    out = write_page(args.out, page, "template.html")
     if out is not None:
         print(f"wrote {out} ({len(result.differences)} difference(s), {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
     return 0
