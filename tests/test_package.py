@@ -172,3 +172,31 @@ def test_the_face_check_sees_a_private_import(tmp_path):
     bad.write_text("from harmony_viz.scanner._events import Diagnostic\nimport harmony_viz.trace._payload\nfrom harmony_viz.scanner import scan\n"
                    "import importlib\nimportlib.import_module('harmony_viz.runs._load')\n")
     assert [(line, name.split(".")[2]) for line, name in _private_imports(bad)] == [(1, "_events"), (2, "_payload"), (5, "_load")]
+
+
+def _public_api_section() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return readme.split("\n## Public API\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_readme_public_api_is_dir_of_the_package():
+    import re
+
+    rows = [line.split(" | ") for line in _public_api_section().splitlines() if line.startswith("| `")]
+    top = {name for cells in rows if not cells[0].startswith("| `hv.") for name in re.findall(r"`(\w+)`", cells[0])}
+    groups = {name for cells in rows if cells[0].startswith("| `hv.") for name in re.findall(r"`hv\.(\w+)`", cells[0])}
+    public = {name for name in dir(harmony_viz) if not name.startswith("_")}
+    assert top | groups == public
+    assert top == set(harmony_viz.__all__) - {"__version__"}
+
+
+def test_the_names_the_readme_gives_each_subpackage_are_there():
+    import importlib
+    import re
+
+    for line in _public_api_section().splitlines():
+        if line.startswith("| `hv."):
+            first, holds = line.split(" | ")[:2]
+            packages = re.findall(r"`hv\.(\w+)`", first)
+            for name in re.findall(r"`(\w+)`", holds):
+                assert any(hasattr(importlib.import_module(f"harmony_viz.{p}"), name) for p in packages), (packages, name)
