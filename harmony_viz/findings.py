@@ -26,7 +26,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Union
+from typing import Literal, NamedTuple, Union
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
@@ -46,9 +46,8 @@ REGISTRIES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """``[start, end)`` in one stream, counted in the stream's unit."""
+class Span(NamedTuple):
+    """``[start, end)`` in one stream, counted in the stream's unit (a pair: it unpacks as one)."""
 
     start: int
     end: int

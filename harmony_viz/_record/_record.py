@@ -19,6 +19,7 @@ from harmony_viz.runs import EFFORTS, Run, RunMetadata, append_run
 
 ModelLike = Union[str, "os.PathLike[str]", LoadedModel]
 ToolsLike = Union[None, str, ToolRegistry, Iterable[Tool]]
+PromptLike = Union[str, PromptSpec]  # a PromptSpec brings its own id, effort and tools
 # The live-view hook: (run id, token id, seconds since the run began).
 OnToken = Callable[[str, int, float], None]
 
@@ -153,7 +154,7 @@ def record(
 
 def record_batch(
     model: ModelLike,
-    prompts: Sequence[str | PromptSpec],
+    prompts: Sequence[PromptLike],
     *,
     efforts: Sequence[str] = ("medium",),
     out: str | os.PathLike[str],
