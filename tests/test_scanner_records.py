@@ -64,7 +64,7 @@ def test_doubled_header_keeps_the_first_valid_channel():
 
 
 def test_one_message_record_for_every_reader(enc, tmp_path):
-    """scan(), the trace, the lints and the run statistics all read the scanner's Message (issue 16)."""
+    """scan(), the trace, the lints, the run statistics and the template lens all read the scanner's Message (issues 16, 22)."""
     from harmony_viz._lint import build_views
     from harmony_viz.runs import Run, run_usage
     from harmony_viz.scanner import Message
@@ -77,7 +77,11 @@ def test_one_message_record_for_every_reader(enc, tmp_path):
     traced = Trace.build(ids, "every:3").messages
     viewed = build_views(scan(ids), unit="tokens")
     sized = run_usage(Run(id="x", text=text)).messages
-    for records in (scanned, traced, viewed, sized):
+    from harmony_viz.templates import read_side
+
+    side = read_side(ids).messages
+    assert [(r.is_call, r.is_preamble, r.is_tool_result) for r in side] == [(m.kind == "tool_call", m.kind == "preamble", False) for m in scanned]
+    for records in (scanned, traced, viewed, sized, [r.message for r in side]):
         assert all(isinstance(m, Message) for m in records)
         assert [(m.role, m.channel, m.kind, m.text, m.start, m.header_end, m.end, m.body) for m in records] == \
                [(m.role, m.channel, m.kind, m.text, m.start, m.header_end, m.end, m.body) for m in scanned]
