@@ -87,6 +87,14 @@ def test_one_message_record_for_every_reader(enc, tmp_path):
                [(m.role, m.channel, m.kind, m.text, m.start, m.header_end, m.end, m.body) for m in scanned]
     call = scanned[-1]
     assert (call.visibility, call.tool_name, call.arguments, call.parsed) == ("call", "f", '{"a":1}', {"a": 1})
+    # The projections' turn holds the same records (the turn after the user: analysis, then the call).
+    from harmony_viz.projections import Projector
+
+    projector = Projector()
+    projector.add(scan(ids).events)
+    turn = projector.turn.messages
+    assert all(isinstance(t.record, Message) for t in turn)
+    assert [(t.record.index, t.record.kind, t.is_reasoning, t.arguments) for t in turn] == [(1, "reasoning", True, None), (2, "tool_call", False, '{"a":1}')]
     assert [m.visibility for m in scanned] == ["other", "reasoning", "call"]
     assert [m.step_started for m in traced][0] == 1 and traced[-1].step_ended == len(Trace.build(ids, "every:3").steps) - 2
     # Spans map back to the text: the body pieces decode to the message text.
