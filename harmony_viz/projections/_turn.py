@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageEnd, MessageFold, MessageStart, ToolCallEnd
 
@@ -98,6 +98,10 @@ def declared_names(tools: Iterable[object] | None) -> frozenset[str]:
     return frozenset(names)
 
 
+def _of_record(name: str) -> Any:
+    return property(lambda self: getattr(self.record, name), doc=f"The scanner record's ``{name}``.")
+
+
 @dataclass(slots=True)
 class TurnMessage:
     """One assistant message of the turn, as far as it has been read (mutable while open).
@@ -119,34 +123,18 @@ class TurnMessage:
     _joined: int = 0
     token_cache: int | None = None  # body tokens when spans are characters (see usage)
 
-    @property
-    def message(self) -> int:
-        return self.record.index
-
-    @property
-    def channel(self) -> str | None:
-        return self.record.channel
+    # The header's fields and the call's arguments are the record's own.
+    message = _of_record("index")
+    channel = _of_record("channel")
+    content_type = _of_record("content_type")
+    kind = _of_record("kind")
+    arguments = _of_record("arguments")
+    parsed = _of_record("parsed")
 
     @property
     def recipient(self) -> str | None:
         """The recipient of a call; None for any other message (``to=assistant`` is no call)."""
         return self.record.recipient if self.record.kind == "tool_call" else None
-
-    @property
-    def content_type(self) -> str | None:
-        return self.record.content_type
-
-    @property
-    def kind(self) -> str:
-        return self.record.kind
-
-    @property
-    def arguments(self) -> str | None:
-        return self.record.arguments
-
-    @property
-    def parsed(self) -> object:
-        return self.record.parsed
 
     @property
     def text(self) -> str:

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from harmony_viz.scanner import Message, scan
 from harmony_viz.tokens import encoding
 
 _STOPS = frozenset({"<|end|>", "<|call|>", "<|return|>"})
 _CHANNEL = "<|channel|>"
+
+
+def _of_record(name: str) -> Any:
+    return property(lambda self: getattr(self.message, name), doc=f"The scanner record's ``{name}``.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,38 +33,16 @@ class RenderedMessage:
     raw: str
     body_end: int
 
-    @property
-    def index(self) -> int:
-        return self.message.index
+    # The fields the comparison reads most are the record's own; the rest is ``message.*``.
+    recipient = _of_record("recipient")
+    channel = _of_record("channel")
+    start = _of_record("start")
+    header_end = _of_record("header_end")
 
     @property
     def author(self) -> str:
         m = self.message
         return m.name if m.role == "tool" and m.name else (m.role if m.name is None else f"{m.role}:{m.name}")
-
-    @property
-    def recipient(self) -> str | None:
-        return self.message.recipient
-
-    @property
-    def channel(self) -> str | None:
-        return self.message.channel
-
-    @property
-    def content_type(self) -> str | None:
-        return self.message.content_type
-
-    @property
-    def terminator(self) -> str | None:
-        return self.message.terminator
-
-    @property
-    def start(self) -> int:
-        return self.message.start
-
-    @property
-    def header_end(self) -> int:
-        return self.message.header_end
 
     @property
     def end(self) -> int:
