@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harmony_viz._record import ENDOFTEXT, STOP_IDS, LoadedModel, build_conversation, load_model, record, render_prompt, require
+from harmony_viz._record import ENDOFTEXT, STOP_IDS, LoadedModel, build_conversation, load_model, record, render_prompt
+from harmony_viz.extras import require
 
 PROMPT = "Explain in two sentences why the sky is blue."
 DATE = "2026-01-01"

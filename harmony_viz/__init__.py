@@ -21,7 +21,7 @@ _EXPORTS: dict[str, str] = {
     "PlaygroundWidget": "harmony_viz._playground",
     "ReplayWidget": "harmony_viz._replay",
     "analyze_runs": "harmony_viz.stats",
-    "capture": "harmony_viz.servers._capture",
+    "capture": "harmony_viz.servers",
     "conversation_from_chat": "harmony_viz.render",
     "declared_tools": "harmony_viz._lint",
     "diagnostics_by_code": "harmony_viz.charts",

@@ -154,6 +154,11 @@ def _private_imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
+# The server lens's own tests still name its private modules; they move to its face with issue 20.
+_SERVER_LENS_TESTS = frozenset({"tests/test_server_check.py", "tests/test_server_engines.py", "tests/test_server_live.py", "tests/test_server_llama.py",
+                                "tests/test_server_sglang.py", "tests/test_tiny_gguf.py", "tests/ui/test_server_tab.py"})
+
+
 def test_every_package_is_entered_through_its_public_face():
     """No ``harmony_viz.X._y`` import from outside package X, in the package, the tests or the benchmarks."""
     offenders = []
@@ -161,8 +166,7 @@ def test_every_package_is_entered_through_its_public_face():
         rel = path.relative_to(ROOT).as_posix()
         for line, name in _private_imports(path):
             package = name.split(".")[1]
-            # servers gets its public face in issue 20; until then its private modules are still named from outside.
-            if not rel.startswith(f"harmony_viz/{package}/") and package != "servers":
+            if not rel.startswith(f"harmony_viz/{package}/") and rel not in _SERVER_LENS_TESTS:
                 offenders.append(f"{rel}:{line}: {name}")
     assert offenders == []
 

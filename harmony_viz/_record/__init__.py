@@ -13,7 +13,6 @@ not import them, the first call that needs them does, and says how to install th
 from __future__ import annotations
 
 from harmony_viz._record._calc import CalculatorError, evaluate
-from harmony_viz._record._deps import INSTALL_HINT, MissingExtraError, require
 from harmony_viz._record._generate import ENDOFTEXT, STOP_IDS, Sampling, Segment, generate_segment
 from harmony_viz._record._live import LiveFollower, follow
 from harmony_viz._record._loop import Recording, ToolCallRecord, last_call, run_loop
@@ -22,9 +21,9 @@ from harmony_viz._record._prompt import build_conversation, render_prompt, rende
 from harmony_viz._record._prompts import PromptSpec, read_prompt_specs
 from harmony_viz._record._record import check_effort, record, record_batch, resolve_tools
 from harmony_viz._record._server import Failure, ServerBatch, ServerOptions, record_server, record_server_batch
-from harmony_viz._record._tiny import make_tiny_model
-from harmony_viz._record._tokenizer import merge_of
 from harmony_viz._record._tools import Tool, ToolRegistry, ToolResult, demo_tools
+from harmony_viz.extras import INSTALL_HINT, MissingExtraError
+from harmony_viz.tiny import make_tiny_model
 
 __all__ = [
     "ENDOFTEXT",
@@ -55,7 +54,6 @@ __all__ = [
     "last_call",
     "load_model",
     "make_tiny_model",
-    "merge_of",
     "read_prompt_specs",
     "record",
     "record_batch",
@@ -63,7 +61,6 @@ __all__ = [
     "record_server_batch",
     "render_prompt",
     "render_tool_turn",
-    "require",
     "resolve_tools",
     "run_loop",
 ]

@@ -67,7 +67,7 @@ def page_html(trace: Trace, *, step: int = 0, title: str | None = None, server: 
 
 def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: str | None = None, step: int = 0) -> Path:
     """Write a standalone replay page for ``source`` (anything :func:`harmony_viz._replay` takes)."""
-    from harmony_viz.servers._view import lens_source
+    from harmony_viz.servers import lens_source
     from harmony_viz.trace import Trace, tokens_of
 
     lens = lens_source(source)

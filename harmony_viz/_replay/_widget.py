@@ -187,7 +187,7 @@ def replay(source: Any, chunking: str = "token", *, role: str | None = None, ste
     >>> w.n_steps  # before anything, 3 chunks of up to 2 tokens, end of stream
     5
     """
-    from harmony_viz.servers._view import lens_source
+    from harmony_viz.servers import lens_source
 
     lens = lens_source(source)
     if lens is not None:

@@ -32,8 +32,9 @@ _SUBCOMMANDS = (
     "demo",
     "record",
     "make_tiny_model",
-    "vllm_replay_server",
+    "replay_server",
     "server_check",
+    "matrix",
     "capture",
 )
 

@@ -31,9 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.servers._capture import capture
-    from harmony_viz.servers._check import CheckInputError, read_request
-    from harmony_viz.servers._client import ServerError
+    from harmony_viz.servers import CheckInputError, ServerError, capture, read_request
 
     if args.max_tokens is not None and args.max_tokens < 1:
         raise CLIError(f"--max-tokens must be at least 1, got {args.max_tokens}")
@@ -46,5 +44,6 @@ def run(args: argparse.Namespace) -> int:
     server = run.metadata.extra["server"]
     got = f"{len(run.completion_token_ids)} token ids ({server['token_ids_source']})" if server["token_ids_source"] else server["token_ids_note"]
     err = f"; the server answered {server['error']}" if server["error"] else ""
-    print(f"captured {server['api']} from {args.base_url} ({run.metadata.model}): {got}{err}; wrote {args.out}", file=sys.stderr)
+    engine = f", {server['engine']}" if server.get("engine") else ""
+    print(f"captured {server['api']} from {args.base_url} ({run.metadata.model}{engine}): {got}{err}; wrote {args.out}", file=sys.stderr)
     return 0

@@ -70,7 +70,7 @@ def _source(text: str, origin: str, run_index: int) -> Any:
 
 def _lens(source: Any) -> Any:
     """(ids, role, server tab data) for a capture (server lens), else None."""
-    from harmony_viz.servers._view import is_capture, lens_source
+    from harmony_viz.servers import is_capture, lens_source
 
     return lens_source(source) if is_capture(source) else None
 

@@ -17,12 +17,13 @@ from harmony_viz.servers._answer import Answer, Call
 
 # code -> (severity, what it means); the README table is written from this.
 CODES: dict[str, tuple[str, str]] = {
+    "server-error": ("error", "the server answered the token stream with an HTTP error, or its stream ended in an error event: the whole turn is lost"),
     "reasoning-in-content": ("error", "text that the tokens keep out of sight is in the server's visible content"),
     "preamble-hidden": ("error", "a preamble is missing from the visible output: it is in reasoning, in a reasoning item, or nowhere"),
     "tool-json-in-content": ("error", "a tool call's arguments appear in the visible content"),
     "control-token-in-content": ("error", "a control or reserved token spelling appears in content, reasoning or arguments"),
     "text-dropped": ("error", "a message body of the tokens appears nowhere in the answer"),
-    "tool-call-missing": ("error", "a call in the tokens is not among the server's tool calls"),
+    "tool-call-missing": ("error", "a call in the tokens is not among the server's tool calls (info when the replay could not send the request's tools)"),
     "tool-call-extra": ("error", "the server returns a tool call the tokens do not make"),
     "arguments-changed": ("error", "the arguments differ as JSON"),
     "arguments-reserialized": ("info", "the same JSON, written differently"),
@@ -54,8 +55,13 @@ class Discrepancy:
         return cls(str(obj["code"]), str(obj["severity"]), str(obj["message"]), obj.get("where"))
 
 
-def finding(code: str, message: str, where: dict[str, int] | None = None) -> Discrepancy:
-    return Discrepancy(code, CODES[code][0], message, where)
+def finding(code: str, message: str, where: dict[str, int] | None = None, *, severity: str | None = None) -> Discrepancy:
+    return Discrepancy(code, severity or CODES[code][0], message, where)
+
+
+def server_error(error: str, n_tokens: int) -> Discrepancy:
+    """The whole stream lost to an HTTP error or an error event."""
+    return finding("server-error", f"the server answered with an error: {error}", {"message": -1, "start": 0, "end": n_tokens, "step": n_tokens})
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +124,13 @@ def _where_of_token(ids: Sequence[int], literal: str) -> dict[str, int] | None:
     return {"message": -1, "start": at, "end": at + 1, "step": at + 1}
 
 
-def compare(api: str, server: Answer, expected: Answer, facts: Sequence[MessageFact], ids: Sequence[int]) -> list[Discrepancy]:
-    """Every discrepancy between ``server`` and our ``expected`` answer for the same tokens."""
+def compare(api: str, server: Answer, expected: Answer, facts: Sequence[MessageFact], ids: Sequence[int], *,
+            tools_withheld: bool = False) -> list[Discrepancy]:
+    """Every discrepancy between ``server`` and our ``expected`` answer for the same tokens.
+
+    ``tools_withheld``: the request declared tools that the replay could not send (llama.cpp's
+    grammar), so a missing call is the replay's doing, reported at info severity.
+    """
     from harmony_viz.tokens import special_by_literal
 
     out: list[Discrepancy] = []
@@ -141,7 +152,7 @@ def compare(api: str, server: Answer, expected: Answer, facts: Sequence[MessageF
     for f in call_facts:
         if norm(f.body) and (_contains(server.content, f.body) or _contains(server.content, _compact(f.body))):
             out.append(finding("tool-json-in-content", f"the arguments of the call to {f.call} (message {f.index}) are in the content", f.where))
-    out += _compare_calls(server.calls, expected.calls, call_facts)
+    out += _compare_calls(server.calls, expected.calls, call_facts, missing_severity="info" if tools_withheld else None)
     for literal in sorted(set(_SPECIAL_RE.findall(everything))):
         if special_by_literal(literal) is None:
             continue
@@ -168,7 +179,7 @@ def _compact(text: str) -> str:
         return text
 
 
-def _compare_calls(got: Sequence[Call], want: Sequence[Call], facts: Sequence[MessageFact]) -> list[Discrepancy]:
+def _compare_calls(got: Sequence[Call], want: Sequence[Call], facts: Sequence[MessageFact], *, missing_severity: str | None = None) -> list[Discrepancy]:
     """Calls matched by name in order; the rest are missing or extra."""
     out: list[Discrepancy] = []
     left = list(got)
@@ -177,7 +188,8 @@ def _compare_calls(got: Sequence[Call], want: Sequence[Call], facts: Sequence[Me
         where = fact.where if fact else None
         match = next((g for g in left if g.name == w.name), None)
         if match is None:
-            out.append(finding("tool-call-missing", f"the call to {w.name} is not among the server's tool calls", where))
+            why = " (the replay sent no tools)" if missing_severity else ""
+            out.append(finding("tool-call-missing", f"the call to {w.name} is not among the server's tool calls{why}", where, severity=missing_severity))
             continue
         left.remove(match)
         if match.arguments == w.arguments:

@@ -20,6 +20,7 @@ def _answer_json(answer: Answer) -> dict[str, Any]:
     out["calls"] = [asdict(c) for c in answer.calls]
     out["items"] = [asdict(i) for i in answer.items]
     out.pop("token_ids", None)
+    out.pop("token_ids_from", None)
     return out
 
 
@@ -34,6 +35,8 @@ def check_view(result: CheckResult, *, offset: int = 0) -> dict[str, Any]:
         discrepancies.append(item)
     return {
         "file": result.file,
+        "engine": result.engine,
+        "notes": list(result.notes),
         "api": result.api,
         "replayed": result.replayed,
         "error": result.error,
