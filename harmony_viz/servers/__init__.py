@@ -37,6 +37,7 @@ _HOMES: dict[str, str] = {
     "LaunchError": "_launch", "LlamaSpec": "_launch", "ServerSpec": "_launch", "ensure_gguf": "_launch", "ensure_model": "_launch",
     "find_chat_template": "_launch", "find_llama_server": "_launch", "find_python": "_launch", "serve": "_launch",
     "lens_source": "_view",
+    "PromptUnavailable": "_prompt", "ServerPrompt": "_prompt", "server_prompt": "_prompt",
 }
 
 __all__ = sorted(_HOMES)

@@ -153,7 +153,8 @@ class ServerSpec:
     def command(self) -> list[str]:
         cmd = [self.python, "-m", "vllm.entrypoints.openai.api_server", "--model", str(self.model_dir),
                "--served-model-name", MODEL_NAME, "--host", self.host, "--port", str(self.port),
-               "--max-model-len", "4096", "--dtype", "bfloat16", "--logits-processors", PROCESSOR]
+               "--max-model-len", "4096", "--dtype", "bfloat16", "--logits-processors", PROCESSOR,
+               "--enable-scale-out"]  # registers /v1/chat/completions/render and /v1/responses/render (the prompt lens)
         if self.tool_parser:
             cmd += ["--enable-auto-tool-choice", "--tool-call-parser", "openai"]
         return cmd
