@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FIRST_SPECIAL",
     "N_VOCAB",
+    "PAT_STR",
     "SPECIAL_TOKENS",
     "SpecialToken",
     "VocabularyError",
@@ -48,7 +49,7 @@ FIRST_SPECIAL = 199998  # ids from here on are special tokens (<|startoftext|> i
 
 # The o200k pre-tokenisation pattern; it is part of the encoding's definition, the same
 # string tiktoken and openai-harmony use.
-_PAT_STR = "|".join(
+PAT_STR = "|".join(
     [
         r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
         r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
@@ -173,7 +174,7 @@ def _load() -> tiktoken.Encoding:
         if path.is_file():
             return tiktoken.Encoding(
                 name="o200k_harmony",
-                pat_str=_PAT_STR,
+                pat_str=PAT_STR,
                 mergeable_ranks=_ranks_from_file(path),
                 special_tokens={t.literal: t.id for t in SPECIAL_TOKENS},
             )

@@ -13,9 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harmony_viz.data import SAMPLE_FILES, sample_path, sample_paths
-from harmony_viz.runs import Run, RunMetadata, append_run, load_file, load_runs, save_runs
-from harmony_viz.runs._markdown import split_completion
-from harmony_viz.runs._model import effort_from_text, normalise_effort
+from harmony_viz.runs import Run, RunMetadata, append_run, effort_from_text, load_file, load_runs, normalise_effort, save_runs, split_completion
 from harmony_viz.scanner import Diagnostic
 
 

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from _templates import real_template
 
-from harmony_viz.templates import render_template
-from harmony_viz.templates._shipped import shipped_outputs, shipped_path
+from harmony_viz.templates import render_template, shipped_outputs, shipped_path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "harmony_viz"
 
@@ -31,7 +30,7 @@ def test_provenance_gives_the_files_checksum():
 
 def test_shipped_comparisons_name_the_templates_habits():
     example = shipped_outputs()[0].compare()
-    assert {"constrain-missing", "arguments-double-encoded", "parallel-calls-dropped", "preamble-dropped",
+    assert {"constrain-dropped", "arguments-double-encoded", "parallel-calls-dropped", "preamble-dropped",
             "tool-result-double-encoded", "analysis-kept"} <= set(example.codes)
 
 

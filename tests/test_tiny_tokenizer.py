@@ -9,8 +9,7 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from harmony_viz._record import make_tiny_model  # noqa: E402
-from harmony_viz.tiny import merge_of  # noqa: E402
+from harmony_viz.tiny import make_tiny_model, merge_of  # noqa: E402
 from harmony_viz.tokens import SPECIAL_TOKENS, encoding  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

@@ -11,8 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harmony_viz.scanner import ContentDelta, MessageEnd, MessageStart, Scanner
-from harmony_viz.trace import Chunking, Trace, parse_chunking
-from harmony_viz.trace._chunking import text_chunks, token_chunks
+from harmony_viz.trace import Chunking, Trace, parse_chunking, text_chunks, token_chunks
 
 TOKEN_CHUNKINGS = ["token", "every:3", "every:1000", "random:0", "random:5:2"]
 TEXT_CHUNKINGS = ["chars:1", "chars:7", "bytes:1", "bytes:5", "server", "server:3"]
@@ -124,7 +123,7 @@ def test_every_chunking_replays_to_the_whole_stream_result(enc, tool_run: str, s
     assert got_heads == heads
     assert {m.index: trace.content(m.index) for m in trace.messages if m.index in bodies} == bodies
     # every piece fed exactly once, in order
-    if trace.unit == "token":
+    if trace.unit == "tokens":
         assert [t for s in trace.steps for t in s.chunk] == ids
     else:
         assert "".join(s.chunk for s in trace.steps) == enc.decode(ids) == trace.text

@@ -37,7 +37,7 @@ def test_state_holds_the_trace_as_binary_columns(widget: ReplayWidget, enc) -> N
     assert isinstance(state["_columns"], bytes)
     meta = state["_meta"]
     n = len(enc.encode(XSS_TEXT, allowed_special="all"))
-    assert (meta["n_tokens"], meta["n_steps"], meta["unit"]) == (n, n + 2, "token")
+    assert (meta["n_tokens"], meta["n_steps"], meta["unit"]) == (n, n + 2, "tokens")
     json.dumps(meta)  # the metadata is plain JSON; nothing per token travels as JSON
     assert len(state["_columns"]) + len(json.dumps(meta)) < 64 * n + 4096
 
@@ -85,7 +85,7 @@ def test_changing_chunking_recomputes_the_trace_and_keeps_the_place(widget: Repl
     # the first every:4 step that has fed at least those ten tokens: step 3 (12 tokens)
     assert widget.step == 3 and widget.trace.steps[3].end == 12
     widget.chunking = "chars:5"
-    assert widget._meta["unit"] == "char"
+    assert widget._meta["unit"] == "chars"
     assert widget.trace.steps[widget.step].end >= len(enc.decode(enc.encode(XSS_TEXT, allowed_special="all")[:12]))
     with pytest.raises(traitlets.TraitError, match="unknown chunking 'lines'"):
         widget.chunking = "lines"
@@ -118,7 +118,7 @@ def test_api_view_as_of_a_step_matches_a_fresh_projection(widget: ReplayWidget) 
     k = widget.n_steps // 2
     widget.step = k
     p = projections.Projector()
-    assert widget.trace.unit == "token"
+    assert widget.trace.unit == "tokens"
     for s in widget.trace.steps[: k + 1]:
         p.add(s.events, fed=s.end)  # tokens fed so far: usage counts them all, prompt and output
     assert widget.api_view["views"]["chat"] == p.chat()
@@ -150,7 +150,7 @@ def test_save_html_is_self_contained_and_escapes_markup(widget: ReplayWidget, tm
 
 
 def test_import_harmony_viz_stays_light() -> None:
-    code = ("import sys, harmony_viz; harmony_viz.Trace; "
+    code = ("import sys, harmony_viz; harmony_viz.trace.Trace; "
             "heavy = [m for m in ('anywidget', 'ipywidgets', 'pandas', 'plotly', 'torch') if m in sys.modules]; "
             "print(heavy); r = harmony_viz.replay; print('anywidget' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
@@ -160,7 +160,7 @@ def test_import_harmony_viz_stays_light() -> None:
 
 def test_js_and_python_versions_agree() -> None:
     import harmony_viz
-    from harmony_viz.trace._payload import FORMAT_VERSION
+    from harmony_viz.trace import FORMAT_VERSION
 
     package = json.loads((ROOT / "js" / "package.json").read_text(encoding="utf-8"))
     assert package["version"] == harmony_viz.__version__
@@ -238,14 +238,11 @@ def test_page_path_imports_no_widget_machinery(tmp_path) -> None:
     assert (tmp_path / "p.html").stat().st_size > 10_000
 
 
-def test_old_import_paths_still_work_with_a_deprecation_warning() -> None:
+def test_old_shim_modules_are_gone() -> None:
     import importlib
-    import sys
 
     import pytest
 
     for name in ("harmony_viz.widget", "harmony_viz.html"):
-        sys.modules.pop(name, None)
-        with pytest.warns(DeprecationWarning, match="moved: use harmony_viz.replay"):
-            module = importlib.import_module(name)
-        assert module.__all__ and all(hasattr(module, n) for n in module.__all__)
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(name)

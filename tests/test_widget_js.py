@@ -18,7 +18,7 @@ from harmony_viz.trace import Trace
 
 
 def _expected(trace: Trace) -> dict:
-    starts = trace.token_char_starts if trace.unit == "char" else None
+    starts = trace.token_char_starts if trace.unit == "chars" else None
     pos = (lambda t: int(starts[t])) if starts is not None else (lambda t: t)
     pos_end = (lambda t: int(starts[t + 1])) if starts is not None else (lambda t: t + 1)
     steps = []

@@ -13,8 +13,7 @@ from typing import Any
 
 from harmony_viz._lint._codes import diagnostic
 from harmony_viz._lint._tools import DeclaredTool
-from harmony_viz._lint._view import MessageView
-from harmony_viz.scanner._events import Diagnostic
+from harmony_viz.scanner import Diagnostic, Message
 
 _ENTITY_RE = re.compile(r"&(?:amp|lt|gt|quot|apos|nbsp|#\d{1,6}|#x[0-9a-fA-F]{1,6});")
 
@@ -39,7 +38,7 @@ def _locate(raw: str, parts: Any) -> tuple[int, int]:
     return found
 
 
-def check_arguments(view: MessageView, tool: DeclaredTool | None) -> list[Diagnostic]:
+def check_arguments(view: Message, tool: DeclaredTool | None) -> list[Diagnostic]:
     """Diagnostics for the body of call ``view`` against ``tool`` (None: schema unknown)."""
     raw = view.text
     out: list[Diagnostic] = []
@@ -106,7 +105,7 @@ def _strings(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any
             yield from _strings(v, (*path, i))
 
 
-def _html_entities(view: MessageView, value: Any) -> list[Diagnostic]:
+def _html_entities(view: Message, value: Any) -> list[Diagnostic]:
     out = []
     raw = view.text
     search_from = 0
@@ -123,7 +122,7 @@ def _html_entities(view: MessageView, value: Any) -> list[Diagnostic]:
     return out
 
 
-def _schema(view: MessageView, value: Mapping[str, Any], schema: Mapping[str, Any]) -> list[Diagnostic]:
+def _schema(view: Message, value: Mapping[str, Any], schema: Mapping[str, Any]) -> list[Diagnostic]:
     import jsonschema  # a core dependency, but only needed when there is a call to check
 
     try:
@@ -160,7 +159,7 @@ def _allows_null(schema: Mapping[str, Any]) -> bool:
     return t == "null" or (isinstance(t, list) and "null" in t) or not schema or any(isinstance(s, Mapping) and _allows_null(s) for s in schema.get("oneOf", []) + schema.get("anyOf", []))
 
 
-def _nulls_and_extras(view: MessageView, value: Mapping[str, Any], schema: Mapping[str, Any], path: tuple[Any, ...]) -> list[Diagnostic]:
+def _nulls_and_extras(view: Message, value: Mapping[str, Any], schema: Mapping[str, Any], path: tuple[Any, ...]) -> list[Diagnostic]:
     out = []
     props = schema.get("properties")
     if not isinstance(props, Mapping):

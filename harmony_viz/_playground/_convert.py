@@ -6,8 +6,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from harmony_viz import scanner
 from harmony_viz.render import Author, Conversation, Message, RenderError, RenderOptions, Role, TextContent, render_conversation_for_training
-from harmony_viz.scanner import ParsedMessage, ScanResult
+from harmony_viz.scanner import ScanResult
 from harmony_viz.tokens import check_ids, encoding
 
 # Every message is rendered: with the reference's auto_drop_analysis, earlier reasoning
@@ -27,7 +28,7 @@ def render(conversation: Conversation) -> list[int]:
     return render_conversation_for_training(conversation, options=RENDER_OPTIONS)
 
 
-def message_from_parsed(m: ParsedMessage) -> Message:
+def message_from_parsed(m: scanner.Message) -> Message:
     """A scanned message as a renderable one; a header role that is no role names a tool, as in the reference."""
     if m.role in _ROLES:
         author = Author(Role(m.role), m.name)

@@ -42,7 +42,7 @@ class PlaygroundWidget(anywidget.AnyWidget):
                                  help="what the diff compares the reference with: the model's layout or a chat template's render").tag(sync=True)
     chat_template_origin = traitlets.Unicode("", help="where the chat template for the 'template' layout was read from").tag(sync=True)
     error = traitlets.Unicode("", help="the last problem with an edit; the previous stream stays").tag(sync=True)
-    replay_widget = traitlets.Instance("harmony_viz._replay._widget.ReplayWidget", allow_none=True,
+    replay_widget = traitlets.Instance("harmony_viz._replay.ReplayWidget", allow_none=True,
                                        help="the replay opened by 'replay this'").tag(sync=True, **widget_serialization)
     _stream = traitlets.Dict().tag(sync=True)
     _diff = traitlets.Dict().tag(sync=True)

@@ -10,10 +10,17 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from harmony_viz._replay._page import page_html, save_html
+from harmony_viz._replay._page import page_html, save_html, script_json
 from harmony_viz._replay._steps import PRESETS
 
-__all__ = ["PRESETS", "ReplayWidget", "page_html", "replay", "save_html"]
+__all__ = [
+    "PRESETS",
+    "ReplayWidget",
+    "page_html",
+    "replay",
+    "save_html",
+    "script_json",
+]
 
 _WIDGET = {"ReplayWidget", "replay"}
 

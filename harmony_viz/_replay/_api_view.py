@@ -35,7 +35,7 @@ class ApiViews:
 
     def _tokens_before(self, offset: int) -> int:
         """Tokens before a span offset (the offset is a character for a trace fed as text)."""
-        if self.trace.unit == "token":
+        if self.trace.unit == "tokens":
             return offset
         import numpy as np
 

@@ -21,7 +21,7 @@ def step_error(step: object, n_steps: int) -> str | None:
 def tokens_fed(trace: Trace, step: int) -> int:
     """How many whole tokens had been fed by the end of ``step``."""
     end = trace.steps[step].end
-    if trace.unit == "char":
+    if trace.unit == "chars":
         import numpy as np
 
         return int(np.searchsorted(trace.token_char_starts, end, side="right") - 1)

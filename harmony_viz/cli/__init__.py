@@ -16,8 +16,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from harmony_viz.cli._common import CLIError
+from harmony_viz.cli._demo import REPLAY_SAMPLE, demo_paths, replay_tokens
 from harmony_viz.inputs import InputError
 from harmony_viz.tokens import VocabularyError
+
+__all__ = ["REPLAY_SAMPLE", "CLIError", "build_parser", "demo_paths", "main", "replay_tokens"]
 
 # Order is the order shown in --help.
 _SUBCOMMANDS = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harmony_viz.cli._common import CLIError, command
+from harmony_viz.cli._common import CLIError, add_out, command
 
 EPILOG = """examples:
   harmony-viz capture --base-url http://127.0.0.1:8000/v1 --prompt "Weather in Paris?" --stream -o cap.json
@@ -26,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--api", choices=["chat", "responses"], default="chat", help="which API (default chat)")
     p.add_argument("--stream", action="store_true", help="stream the answer (chunks/events kept with arrival times)")
     p.add_argument("--max-tokens", type=int, metavar="N", help="maximum tokens to generate")
-    p.add_argument("-o", "--out", required=True, metavar="CAPTURE.json", help="file to write")
+    add_out(p, metavar="CAPTURE.json", required=True, help="file to write")
     p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds for the request (default 300)")
 
 

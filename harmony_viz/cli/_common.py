@@ -14,11 +14,26 @@ from pathlib import Path
 from typing import Any
 
 
-def command(subparsers: Any, name: str, run: Any, *, help: str, description: str, epilog: str | None = None) -> argparse.ArgumentParser:
+def command(subparsers: Any, name: str, run: Any, *, help: str, description: str, epilog: str | None = None, allow_abbrev: bool = True) -> argparse.ArgumentParser:
     """Add subcommand ``name``: its help line, description and examples (kept as written), run by ``run(args)``."""
-    p = subparsers.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=allow_abbrev)
     p.set_defaults(func=run)
     return p
+
+
+def add_out(p: argparse.ArgumentParser, *, metavar: str, help: str, required: bool = False, default: str | None = None, output_alias: bool = False) -> None:
+    """``-o/--out FILE``, ``args.out``: how every command names its output file (``-o`` never means anything else).
+
+    ``output_alias``: ``--output`` keeps working, hidden, where it named the file before (html, demo).
+    """
+    p.add_argument("-o", "--out", metavar=metavar, help=help, required=required, default=default)
+    if output_alias:
+        p.add_argument("--output", dest="out", metavar=metavar, help=argparse.SUPPRESS, default=argparse.SUPPRESS)
+
+
+def add_role(p: argparse.ArgumentParser) -> None:
+    """``--role assistant``: the input is a bare completion, the text after ``<|start|>assistant``."""
+    p.add_argument("--role", choices=("assistant",), default=None, help="the input is a bare completion that follows a prompt ending in <|start|>assistant")
 
 
 class CLIError(Exception):

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, command, read_source, say_read, write_page
+from harmony_viz.cli._common import CLIError, add_out, add_role, command, read_source, say_read, write_page
 from harmony_viz.cli._findings import finding_name
 
 _EXAMPLES = """\
@@ -23,10 +23,10 @@ def add_parser(subparsers: Any) -> None:
             "conversation and API view. Input: a JSON array of token ids, Harmony text, conversation "
             "JSON or a Chat Completions request ({\"messages\": [...]}), a run file (.json, .jsonl, .parquet, a Markdown trial) or a capture. The page works offline from file://.", epilog=_EXAMPLES)
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
-    p.add_argument("-o", "--output", metavar="OUT.html", default="-", help="where to write the page (default: standard output)")
+    add_out(p, metavar="OUT.html", default="-", help="where to write the page (default: standard output)", output_alias=True)
     p.add_argument("--chunking", default="token", metavar="SPEC",
                    help="how the stream is cut into steps: token (default), every:N, random:SEED, chars:N, bytes:N, server")
-    p.add_argument("--role", choices=("assistant",), default=None, help="the stream is a completion that starts inside an assistant message")
+    add_role(p)
     p.add_argument("--step", type=int, default=0, metavar="N", help="the step the page opens at (negative counts from the end; -1 = end of stream)")
     p.add_argument("--run", type=int, default=None, metavar="N", help="for run files holding several runs: which one (0-based, negative from the end; default 0)")
     p.add_argument("--title", default=None, help="the page title")
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--step {args.step} is out of range: this replay has steps 0 to {trace.n_steps - 1} (or -1 for the end)")
     say_read(found, stream)  # once every input is known good: bad input stays one line
     page = page_html(trace, step=step, title=args.title, server=stream.server, prompt_tokens=stream.prompt_tokens)
-    out = write_page(args.output, page, "replay.html")
+    out = write_page(args.out, page, "replay.html")
     if out is not None:
         print(f"wrote {out} ({len(stream.ids)} tokens, {trace.n_steps} steps, {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
     return 0

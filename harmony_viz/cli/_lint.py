@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, command, read_input, read_source, say_read, write_json
+from harmony_viz.cli._common import CLIError, add_role, command, read_input, read_source, say_read, write_json
 from harmony_viz.cli._findings import finding_name, show_findings
 
 EXAMPLES = """\
@@ -29,7 +29,7 @@ def add_parser(subparsers: Any) -> None:
     p = command(subparsers, "lint", run, help="check model output against the dialect's rules, and the prompt itself", description="Check a Harmony stream: calls to undeclared tools, arguments that miss the "
         "schema, reasoning on visible channels, and prompts that make gpt-oss fail.", epilog=EXAMPLES)
     p.add_argument("file", metavar="FILE|-", help="file to read, or - for standard input")
-    p.add_argument("--role", choices=("assistant",), help="the input is a bare completion that starts after <|start|>assistant")
+    add_role(p)
     p.add_argument("--tools", metavar="TOOLS.json", help="the declared tools: an OpenAI tools array (overrides the prompt's)")
     p.add_argument("--strict", action="store_true", help="exit 1 when anything at warning or above is found")
     p.add_argument("--run", type=int, default=None, metavar="N", help="for run files holding several runs (JSONL, a Markdown trial): which one (0-based, default 0)")

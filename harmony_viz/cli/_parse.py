@@ -7,7 +7,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from harmony_viz.cli._common import command, read_source, say_read, write_json
+from harmony_viz.cli._common import add_role, command, read_source, say_read, write_json
 from harmony_viz.cli._findings import finding_name, show_findings
 
 OUTPUTS = ("messages", "events", "chat", "chat-stream", "responses", "responses-stream")
@@ -22,11 +22,12 @@ examples:
 
 
 def add_parser(subparsers: Any) -> None:
-    p = command(subparsers, "parse", run, help="scan a Harmony stream into messages, events and diagnostics", description="Scan a Harmony stream. Input: Harmony text "
-        "with control tokens spelled <|...|>, a JSON array of token ids, a run file, a Markdown trial, a capture, or conversation JSON (rendered "
-        "first). Diagnostics are also printed on stderr as PATH:LINE:COL: severity code message.", epilog=_EXAMPLES)
+    # No abbreviations: `--out` must not reach --output, which names a format here, never a file.
+    p = command(subparsers, "parse", run, allow_abbrev=False, help="scan a Harmony stream into messages, events and diagnostics", description="Scan a Harmony "
+        "stream. Input: Harmony text with control tokens spelled <|...|>, a JSON array of token ids, a run file, a Markdown trial, a capture, or "
+        "conversation JSON (rendered first). Diagnostics are also printed on stderr as PATH:LINE:COL: severity code message.", epilog=_EXAMPLES)
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
-    p.add_argument("--role", choices=("assistant",), default=None, help="the stream is a completion that follows a prompt ending in <|start|>assistant")
+    add_role(p)
     p.add_argument("--output", choices=OUTPUTS, default="messages", help="messages (one JSON object, default), events (one JSON object a line), or an API projection")
     p.add_argument("--chunk-seed", type=int, default=None, metavar="N", help="feed the input in random-size chunks drawn from seed N (messages and diagnostics must not change)")
     p.add_argument("--legacy-vllm", action="store_true", help="projections only: reproduce vLLM's older shape (preambles hidden as reasoning)")

@@ -72,8 +72,7 @@ def _print_one(index: int, result: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.templates import DatasetSummary, LensError, check_requests, read_requests
-    from harmony_viz.templates._jinja import parse_date
+    from harmony_viz.templates import DatasetSummary, LensError, check_requests, parse_date, read_requests
 
     if args.batch_size < 1:
         raise CLIError("--batch-size must be at least 1")

@@ -11,7 +11,7 @@ from harmony_viz.cli._common import CLIError, read_source, say_read, write_page
 
 def run_template_page(args: argparse.Namespace) -> int:
     """Write the page for ``args.file`` (a Chat Completions request) against ``args.template``."""
-    from harmony_viz._playground._template_diff import comparison_json, template_page_html
+    from harmony_viz._playground import comparison_json, template_page_html
     from harmony_viz.templates import LensError, TemplateSourceError, compare, load_template
 
     try:
@@ -26,7 +26,7 @@ def run_template_page(args: argparse.Namespace) -> int:
         raise CLIError(f"{origin}: {exc}") from None
     say_read(found)
     page = template_page_html(comparison_json(result, template.origin), title=args.title)
-    out = write_page(args.output, page, "template.html")
+    out = write_page(args.out, page, "template.html")
     if out is not None:
         print(f"wrote {out} ({len(result.differences)} difference(s), {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
     return 0

@@ -27,8 +27,8 @@ from harmony_viz.projections._chat import REASONING_FIELDS, ReasoningField
 from harmony_viz.projections._projector import OUTPUTS, Output, Projector
 from harmony_viz.projections._sdk import SDKValidationError, sdk_object, validate
 from harmony_viz.projections._turn import CallTarget, classify_recipient, declared_names
-from harmony_viz.projections._usage import Units, Usage
-from harmony_viz.scanner._events import Event
+from harmony_viz.projections._usage import UnitOrAuto, Usage
+from harmony_viz.scanner import Event
 
 __all__ = [
     "CallTarget",
@@ -55,8 +55,8 @@ __all__ = [
 Tools = Sequence[object] | None
 
 
-def _run(steps: Iterable[Iterable[Event]], legacy_vllm: bool, model: str, id_prefix: str, units: Units = "auto", **kw: Any) -> Projector:
-    p = Projector(legacy_vllm=legacy_vllm, model=model, id_prefix=id_prefix, units=units, **kw)
+def _run(steps: Iterable[Iterable[Event]], legacy_vllm: bool, model: str, id_prefix: str, unit: UnitOrAuto = "auto", **kw: Any) -> Projector:
+    p = Projector(legacy_vllm=legacy_vllm, model=model, id_prefix=id_prefix, unit=unit, **kw)
     for step in steps:
         p.add(step)
     p.finish()
@@ -109,9 +109,9 @@ def response_events(
     return _run(steps, legacy_vllm, model, id_prefix, tools=tools).response_events
 
 
-def usage(events: Iterable[Event], *, legacy_vllm: bool = False, units: Units = "auto") -> Usage:
+def usage(events: Iterable[Event], *, legacy_vllm: bool = False, unit: UnitOrAuto = "auto") -> Usage:
     """Output and reasoning token counts of the stream's last assistant turn, with per-kind counts."""
-    return _run([events], legacy_vllm, "gpt-oss", "", units).usage()
+    return _run([events], legacy_vllm, "gpt-oss", "", unit).usage()
 
 
 def project_for_cli(

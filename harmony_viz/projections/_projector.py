@@ -8,8 +8,8 @@ from typing import Any, Literal
 from harmony_viz.projections._chat import ChatStream, ReasoningField, build_chat, reasoning_keys
 from harmony_viz.projections._responses import ResponseStream, build_response, response_tools
 from harmony_viz.projections._turn import Turn, declared_names
-from harmony_viz.projections._usage import Units, Usage, compute_usage
-from harmony_viz.scanner._events import Event
+from harmony_viz.projections._usage import UnitOrAuto, Usage, compute_usage
+from harmony_viz.scanner import Event
 
 Output = Literal["chat", "chat-stream", "responses", "responses-stream"]
 OUTPUTS: tuple[str, ...] = ("chat", "chat-stream", "responses", "responses-stream")
@@ -41,7 +41,7 @@ class Projector:
         legacy_vllm: bool = False,
         model: str = "gpt-oss",
         id_prefix: str = "",
-        units: Units = "auto",
+        unit: UnitOrAuto = "auto",
         tools: Sequence[object] | None = None,
         reasoning_field: ReasoningField = "reasoning_content",
         prompt_tokens: int | None = None,
@@ -54,7 +54,7 @@ class Projector:
         self.legacy_vllm = legacy_vllm
         self.model = model
         self.id_prefix = id_prefix
-        self.units: Units = units
+        self.unit: UnitOrAuto = unit
         self.reasoning_field = reasoning_field
         self._tools = response_tools(tools)
         self.turn = Turn(declared_names(tools))
@@ -96,7 +96,7 @@ class Projector:
 
     def usage(self) -> Usage:
         """Token usage of the turn so far."""
-        return compute_usage(self.turn, legacy_vllm=self.legacy_vllm, units=self.units, prompt_tokens=self.prompt_tokens, fed=self.fed,
+        return compute_usage(self.turn, legacy_vllm=self.legacy_vllm, unit=self.unit, prompt_tokens=self.prompt_tokens, fed=self.fed,
                              tokens_before=self._tokens_before)
 
     def chat(self) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Token usage of a turn, the way a server reports it, with per-kind counts.
 
 Spans count tokens when the scanner was fed token ids and characters when it was fed
-text. ``units="auto"`` tells them apart from the spans themselves (a stop token is one
+text. ``unit="auto"`` tells them apart from the spans themselves (a stop token is one
 token wide but seven or more characters wide; a token delta is rarely one character per
 unit); character spans are turned into tokens by encoding the text with o200k_harmony.
 The prompt is everything before the turn, so prompt and output add up to the stream.
@@ -13,9 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from harmony_viz.findings import Unit
 from harmony_viz.projections._turn import Turn, TurnMessage
 
-Units = Literal["auto", "tokens", "chars"]
+# The unit the spans count, or "auto": read it from the spans themselves.
+UnitOrAuto = Literal[Unit, "auto"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +38,7 @@ class Usage:
     output_tokens: int
     reasoning_tokens: int
     by_kind: dict[str, int]
-    units: Literal["tokens", "chars"]
+    unit: Unit
     prompt_tokens: int = 0
 
     def to_chat(self) -> dict[str, Any]:
@@ -64,7 +66,7 @@ class Usage:
             "output_tokens": self.output_tokens,
             "output_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
             "by_kind": dict(self.by_kind),
-            "units": self.units,
+            "unit": self.unit,
         }
 
 
@@ -92,9 +94,9 @@ def _header_text(msg: TurnMessage) -> str:
     return "<|start|>assistant" + rest
 
 
-def resolve_units(turn: Turn, units: Units) -> Literal["tokens", "chars"]:
-    if units != "auto":
-        return units
+def resolve_unit(turn: Turn, unit: UnitOrAuto) -> Unit:
+    if unit != "auto":
+        return unit
     votes = turn.span_votes
     return "tokens" if votes["tokens"] >= votes["chars"] and votes["tokens"] > 0 else "chars"
 
@@ -103,7 +105,7 @@ def compute_usage(
     turn: Turn,
     *,
     legacy_vllm: bool = False,
-    units: Units = "auto",
+    unit: UnitOrAuto = "auto",
     prompt_tokens: int | None = None,
     fed: int | None = None,
     tokens_before: Callable[[int], int] | None = None,
@@ -114,7 +116,7 @@ def compute_usage(
     the stream holds so far; ``tokens_before``: for character spans, how many tokens precede
     a character offset (without it the prompt of a character stream is not counted).
     """
-    unit = resolve_units(turn, units)
+    unit = resolve_unit(turn, unit)
     by_kind: dict[str, int] = {}
     output = reasoning = 0
     enc = None

@@ -14,7 +14,7 @@ from typing import Any
 
 from harmony_viz.inputs import InputError, parse_jsonl_line
 from harmony_viz.runs._model import Run, RunMetadata, effort_from_text, load_diagnostic
-from harmony_viz.runs._token_ids import check_ids
+from harmony_viz.runs._token_ids import read_token_ids
 
 _OWN_KEYS = ("prompt_token_ids", "completion_token_ids", "text")
 
@@ -39,8 +39,8 @@ def run_from_own(obj: dict[str, Any], path: Path, run_id: str) -> Run:
         text = None
     if text is not None and meta.reasoning_effort is None:
         meta = RunMetadata.from_json({**meta.to_json(), "reasoning_effort": effort_from_text(text)})
-    prompt, bad_prompt = check_ids(obj.get("prompt_token_ids", []), f"{path} {run_id}: prompt_token_ids")
-    completion, bad_completion = check_ids(obj.get("completion_token_ids", []), f"{path} {run_id}: completion_token_ids")
+    prompt, bad_prompt = read_token_ids(obj.get("prompt_token_ids", []), f"{path} {run_id}: prompt_token_ids")
+    completion, bad_completion = read_token_ids(obj.get("completion_token_ids", []), f"{path} {run_id}: completion_token_ids")
     diagnostics += [*bad_prompt, *bad_completion]
     times = _floats(obj.get("token_times"), len(completion), "token_times", path, run_id, diagnostics)
     logprobs = _floats(obj.get("logprobs"), len(completion), "logprobs", path, run_id, diagnostics)

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from harmony_viz.scanner._events import Diagnostic
+from harmony_viz.findings import Span
+from harmony_viz.scanner import Diagnostic
 
 Effort = Literal["low", "medium", "high"]
 EFFORTS: tuple[str, ...] = ("low", "medium", "high")
@@ -115,7 +116,7 @@ class Run:
 
 def load_diagnostic(code: str, message: str, *, severity: str = "error") -> Diagnostic:
     """A diagnostic about the input file rather than the token stream (span 0..0)."""
-    return Diagnostic(code=code, severity=severity, message=message, start=0, end=0)  # type: ignore[arg-type]
+    return Diagnostic(code, severity, message, Span(0, 0))  # type: ignore[arg-type]
 
 
 def _str_or_none(value: Any) -> str | None:

@@ -14,7 +14,7 @@ def is_token_ids(obj: Any) -> bool:
     return isinstance(obj, list) and bool(obj) and all(isinstance(x, int) and not isinstance(x, bool) for x in obj[:64])
 
 
-def check_ids(ids: Any, what: str) -> tuple[tuple[int, ...], tuple[Any, ...]]:
+def read_token_ids(ids: Any, what: str) -> tuple[tuple[int, ...], tuple[Any, ...]]:
     """``ids`` as a tuple of valid token ids, plus a diagnostic when some were dropped (a loader never aborts)."""
     if not isinstance(ids, list):
         return (), (load_diagnostic("load.bad-token-ids", f"{what} is a {type(ids).__name__}, expected a list of token ids"),)
@@ -31,6 +31,6 @@ def check_ids(ids: Any, what: str) -> tuple[tuple[int, ...], tuple[Any, ...]]:
 
 def run_from_token_ids(obj: list[Any], path: Path) -> Run:
     """A bare array of ids is a completion with no known prompt."""
-    ids, diagnostics = check_ids(obj, str(path))
+    ids, diagnostics = read_token_ids(obj, str(path))
     meta = RunMetadata(source=path.stem, extra={"path": str(path)})
     return Run(id=path.stem, metadata=meta, completion_token_ids=ids, diagnostics=diagnostics)

@@ -13,8 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from harmony_viz.runs._model import Run
-from harmony_viz.scanner._events import CONTENT_KINDS, Diagnostic
-from harmony_viz.scanner._message import Message
+from harmony_viz.scanner import CONTENT_KINDS, Diagnostic, Message
 
 # The kinds the reasoning share is taken over: everything the model writes for the
 # conversation, leaving out tool results (written by tools) and unclassifiable messages.

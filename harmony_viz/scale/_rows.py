@@ -11,10 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harmony_viz.runs import Run, RunMetadata, run_usage
-from harmony_viz.runs._load import runs_from_object
-from harmony_viz.runs._model import effort_from_text, load_diagnostic
-from harmony_viz.runs._token_ids import check_ids
+from harmony_viz.runs import Run, RunMetadata, effort_from_text, load_diagnostic, read_token_ids, run_usage, runs_from_object
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -113,8 +110,8 @@ def runs_from_record(record: Any, path: Path, run_id: str, *, column: str | None
     if isinstance(value, list) and value and all(isinstance(m, Mapping) for m in value):
         return [_run_from_chat(value, rid, meta_obj, rest)]
     if isinstance(value, list):
-        completion, bad = check_ids(value, f"{path} {rid}: {column}")
-        prompt, bad_prompt = check_ids(rest.get("prompt_token_ids") or [], f"{path} {rid}: prompt_token_ids")
+        completion, bad = read_token_ids(value, f"{path} {rid}: {column}")
+        prompt, bad_prompt = read_token_ids(rest.get("prompt_token_ids") or [], f"{path} {rid}: prompt_token_ids")
         return [Run(id=rid, metadata=RunMetadata.from_json(meta_obj), prompt_token_ids=prompt, completion_token_ids=completion, diagnostics=(*bad, *bad_prompt))]
     bad = load_diagnostic(
         "load.unknown-shape", f"{path} {rid}: column {column!r} is a {type(value).__name__}; expected Harmony text, token ids or chat messages"

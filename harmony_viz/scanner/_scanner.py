@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
 
+from harmony_viz.findings import Span
 from harmony_viz.scanner._arguments import is_complete_json, is_json_call, parse_arguments
 from harmony_viz.scanner._codes import DIAGNOSTIC_CODES
 from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, MessageEnd, MessageStart, ScanState, Snapshot, Terminator, ToolCallEnd, ToolCallStart
@@ -402,10 +403,10 @@ class Scanner:
         self._m = h
         self._kind = kind = h.kind
         self._emit(MessageStart(index, h.role, h.name, h.recipient, h.channel, h.content_type, kind, start, end))
-        for code, _, message, c0, c1 in h.diags:
+        for code, message, c0, c1 in h.diags:
             u0, u1 = (unit_start(pieces, c0), unit_end(pieces, c1)) if pieces else (start, end)
             self._diag(code, message, u0, max(u0, u1))
-        for code, _, message, _, _ in header_warnings(h, 0) if warn else ():
+        for code, message, _, _ in header_warnings(h, 0) if warn else ():
             self._diag(code, message, start, end)
         if kind == "tool_call":
             recipient = h.recipient or ""
@@ -570,4 +571,4 @@ class Scanner:
 
     def _diag(self, code: str, message: str, start: int, end: int) -> None:
         self._ndiag += 1
-        self._emit(Diagnostic(code, DIAGNOSTIC_CODES[code][0], message, start, end))
+        self._emit(Diagnostic(code, DIAGNOSTIC_CODES[code][0], message, Span(start, end)))

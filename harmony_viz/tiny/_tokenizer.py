@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from harmony_viz.extras import require
-from harmony_viz.tokens import _PAT_STR, RETURN, SPECIAL_TOKENS, encoding
+from harmony_viz.tokens import PAT_STR, RETURN, SPECIAL_TOKENS, encoding
 
 # A cache key: change it when the output of build_tokenizer_json changes.
 _FORMAT = "1"
@@ -67,7 +67,7 @@ def build_tokenizer_json() -> str:
     tok = tk.Tokenizer(model)
     tok.pre_tokenizer = tk.pre_tokenizers.Sequence(
         [
-            tk.pre_tokenizers.Split(tk.Regex(_PAT_STR), behavior="isolated", invert=False),
+            tk.pre_tokenizers.Split(tk.Regex(PAT_STR), behavior="isolated", invert=False),
             tk.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from harmony_viz.trace._chunking import CHUNKINGS, Chunking, parse_chunking
-from harmony_viz.trace._model import MessageInfo, Step, Trace
+from harmony_viz.trace._chunking import CHUNKINGS, Chunking, parse_chunking, text_chunks, token_chunks
+from harmony_viz.trace._model import Step, Trace
+from harmony_viz.trace._payload import FORMAT_VERSION
 
-__all__ = ["CHUNKINGS", "Chunking", "MessageInfo", "Step", "Trace", "parse_chunking"]
+__all__ = [
+    "CHUNKINGS",
+    "FORMAT_VERSION",
+    "Chunking",
+    "Step",
+    "Trace",
+    "parse_chunking",
+    "text_chunks",
+    "token_chunks",
+]

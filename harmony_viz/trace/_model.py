@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
-from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, Snapshot
-from harmony_viz.scanner._message import Message, MessageFold
+from harmony_viz.findings import Unit
+from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageFold, Snapshot
 from harmony_viz.trace._chunking import Chunking, parse_chunking, text_chunks, token_chunks
 
 
@@ -30,9 +30,6 @@ class Step:
     snapshot: Snapshot
     flush: bool = False
 
-
-# A trace's messages are the scanner's records, with the steps they started and ended at.
-MessageInfo = Message
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,9 +76,9 @@ class Trace:
         enc = encoding()
         token_bytes = tuple(enc.decode_single_token_bytes(int(t)) for t in ids)
         scanner = Scanner(role=role) if role is not None else Scanner()
-        steps: list[Step] = [Step(0, 0, 0, () if chunking.unit == "token" else "", (), scanner.snapshot())]
+        steps: list[Step] = [Step(0, 0, 0, () if chunking.unit == "tokens" else "", (), scanner.snapshot())]
         text: str | None = None
-        if chunking.unit == "token":
+        if chunking.unit == "tokens":
             start = 0
             id_list = ids.tolist()
             for end in token_chunks(len(id_list), chunking):
@@ -99,11 +96,11 @@ class Trace:
                 start = end
         end = steps[-1].end
         tail = scanner.flush()
-        steps.append(Step(len(steps), end, end, () if chunking.unit == "token" else "", tuple(tail or ()), scanner.snapshot(), flush=True))
+        steps.append(Step(len(steps), end, end, () if chunking.unit == "tokens" else "", tuple(tail or ()), scanner.snapshot(), flush=True))
         return cls(ids, chunking, tuple(steps), text, role, token_bytes)
 
     @property
-    def unit(self) -> Literal["token", "char"]:
+    def unit(self) -> Unit:
         """What spans count: tokens, or characters of :attr:`text` for text chunkings."""
         return self.chunking.unit
 
@@ -142,7 +139,7 @@ class Trace:
     @cached_property
     def messages(self) -> tuple[Message, ...]:
         """The messages the scanner found, in order, with the step each started and ended (open ones too)."""
-        fold = MessageFold("chars" if self.unit == "char" else "tokens")
+        fold = MessageFold(self.unit)
         for s in self.steps:
             fold.feed(s.events, s.index)
         return tuple(fold.messages(include_open=True))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harmony_viz.scanner._events import ContentDelta, Snapshot
+from harmony_viz.scanner import ContentDelta, Snapshot
 from harmony_viz.tokens import FIRST_SPECIAL
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def encode(trace: Trace) -> tuple[dict[str, Any], bytes]:
     cols.add_bytes("vocab_bytes", b"".join(vocab))
     cols.add("tokens", inverse)  # each token as an index into the vocabulary table
     cols.add("step_ends", [s.end for s in trace.steps], delta=True)
-    if trace.unit == "char":
+    if trace.unit == "chars":
         # the text itself is not sent: the browser decodes it from the token bytes it already has
         cols.add("token_chars", trace.token_char_starts, delta=True)
 
@@ -127,13 +127,13 @@ def encode(trace: Trace) -> tuple[dict[str, Any], bytes]:
                 deltas["start"].append(e.start)
                 deltas["len"].append(e.end - e.start)
             else:
-                fields = {f.name: _jsonable(getattr(e, f.name)) for f in dataclasses.fields(e)}
+                fields = {f.name: _jsonable(getattr(e, f.name)) for f in dataclasses.fields(e) if f.name not in ("start", "end", "where")}
                 events["step"].append(s.index)
                 events["after"].append(len(deltas["step"]))  # deltas before it: lets the browser interleave
                 events["type"].append(_EVENT_TYPES.index(type(e).__name__))
                 # Diagnostic.message is its text, not a message index
                 events["message"].append(fields.pop("message") if isinstance(fields.get("message"), int) else -1)
-                start, end = fields.pop("start"), fields.pop("end")
+                start, end = e.start, e.end  # a Diagnostic's are its span's
                 events["start"].append(start)
                 events["len"].append(end - start)
                 events["extra"].append(extras(json.dumps(fields, ensure_ascii=False, sort_keys=True)) if fields else -1)
@@ -181,7 +181,7 @@ def encode(trace: Trace) -> tuple[dict[str, Any], bytes]:
 
 
 def _unit_text(trace: Trace):  # type: ignore[no-untyped-def]
-    if trace.unit == "char":
+    if trace.unit == "chars":
         text = trace.text or ""
         return lambda a, b: text[a:b]
     tb = trace.token_bytes
@@ -213,7 +213,7 @@ def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str
 
 def _messages(trace: Trace) -> list[dict[str, Any]]:
     out = []
-    starts = trace.token_char_starts if trace.unit == "char" else None
+    starts = trace.token_char_starts if trace.unit == "chars" else None
     n = int(trace.tokens.size)
     for m in trace.messages:
         d = _jsonable(m.record())
