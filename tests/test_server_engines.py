@@ -9,9 +9,21 @@ import pytest
 from _lens import REQUEST, STREAMS
 
 from harmony_viz.cli import main
-from harmony_viz.servers import CheckResult, answer_of, build_request, check_answer, detect_engine, matrix_table, read_request, read_stream
-from harmony_viz.servers._engines import NO_TOOLS_NOTE, llama_grammar, replay_request
-from harmony_viz.servers._matrix import MatrixCell
+from harmony_viz.servers import (
+    NO_TOOLS_NOTE,
+    CheckResult,
+    Discrepancy,
+    MatrixCell,
+    answer_of,
+    build_request,
+    check_answer,
+    detect_engine,
+    llama_grammar,
+    matrix_table,
+    read_request,
+    read_stream,
+    replay_request,
+)
 
 RETURN, CALL, END = 200002, 200012, 200007
 
@@ -61,7 +73,7 @@ def test_an_http_error_is_a_server_error_finding_over_the_whole_stream() -> None
     ids = read_stream(str(STREAMS / "glued-channel.txt"))
     r = check_answer("glued", "chat", ids, None, error="500: The model produced output that does not match the expected peg-native format")
     (d,) = r.discrepancies
-    assert (d.code, d.severity) == ("server-error", "error") and d.where["start"] == 0 and d.where["end"] == len(ids)
+    assert (d.code, d.severity) == ("server-error", "error") and d.where.start == 0 and d.where.end == len(ids)
     assert "peg-native" in d.message and r.worst == "error"
     # a stream that ended in an error event, after some chunks: the error is the finding, the fragments are not compared
     r = check_answer("glued", "chat-stream", ids, [{"choices": [{"index": 0, "delta": {"content": "x"}}]}], error="error: boom")
@@ -108,10 +120,8 @@ def test_an_unreachable_url_is_no_engine() -> None:
 
 
 def test_the_matrix_table_has_a_row_per_stream_and_a_column_per_engine_and_api() -> None:
-    from harmony_viz.servers._compare import finding
-
     ok = CheckResult("a.txt", "chat", (), True, {}, {}, ())
-    bad = CheckResult("b.txt", "chat", (), True, {}, {}, (finding("text-dropped", "x"), finding("field-name", "y")))
+    bad = CheckResult("b.txt", "chat", (), True, {}, {}, (Discrepancy("text-dropped", "error", "x"), Discrepancy("field-name", "info", "y")))
     cells = [MatrixCell("a", "vllm", "chat", ok), MatrixCell("b", "vllm", "chat", bad), MatrixCell("a", "llama.cpp", "chat", failure="down"),
              MatrixCell("b", "llama.cpp", "chat", failure="down")]
     lines = matrix_table(cells).splitlines()

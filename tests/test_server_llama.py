@@ -13,8 +13,7 @@ import pytest
 from _lens import APIS, LLAMA_CAPTURES, REQUEST, STREAMS, codes
 
 from harmony_viz.cli import main
-from harmony_viz.servers import check_captures, check_streams, detect_engine, read_request, read_stream
-from harmony_viz.servers._engines import NO_TOOLS_NOTE, llama_grammar
+from harmony_viz.servers import NO_TOOLS_NOTE, check_captures, check_streams, detect_engine, llama_grammar, read_request, read_stream
 
 pytestmark = pytest.mark.server
 
@@ -69,7 +68,7 @@ def test_a_500_is_a_server_error_with_the_servers_text(live) -> None:  # noqa: A
     r = live[("glued-channel", "chat")]
     assert r.error.startswith("500") and "peg-native" in r.error
     (d,) = [d for d in r.discrepancies if d.code == "server-error"]
-    assert d.where["start"] == 0 and d.where["end"] == len(r.token_ids)
+    assert d.where.start == 0 and d.where.end == len(r.token_ids)
     streamed = live[("glued-channel", "chat-stream")]
     assert streamed.error is not None and [d.code for d in streamed.discrepancies] == ["server-error"]
 

@@ -14,11 +14,18 @@ import pytest
 from _lens import REQUEST, STREAMS, codes
 from _server import _unavailable
 
-from harmony_viz.servers import _sglang
-from harmony_viz.servers._answer import answer_of
-from harmony_viz.servers._check import read_stream
-from harmony_viz.servers._launch import LaunchError
-from harmony_viz.servers._sglang import RUNNER, check_sglang, find_sglang_python, results_of, run_runner, texts
+from harmony_viz.servers import (
+    SGLANG_RUNNER,
+    LaunchError,
+    SGLangRun,
+    answer_of,
+    check_sglang,
+    find_sglang_python,
+    read_stream,
+    run_sglang,
+    sglang_results,
+    sglang_texts,
+)
 from harmony_viz.tokens import encoding
 
 TOOLS = json.loads(REQUEST.read_text())["tools"]
@@ -90,26 +97,26 @@ def parsed() -> list[tuple[str, list[int]]]:
 
 
 @pytest.fixture(scope="module")
-def run(sglang_python: str, parsed: list[tuple[str, list[int]]]) -> _sglang.SGLangRun:
+def run(sglang_python: str, parsed: list[tuple[str, list[int]]]) -> SGLangRun:
     """One runner process for every shipped stream."""
-    return run_runner([ids for _, ids in parsed], python=sglang_python, tools=TOOLS)
+    return run_sglang([ids for _, ids in parsed], python=sglang_python, tools=TOOLS)
 
 
 @pytest.fixture(scope="module")
-def events(run: _sglang.SGLangRun, parsed: list[tuple[str, list[int]]]) -> dict[str, dict]:
+def events(run: SGLangRun, parsed: list[tuple[str, list[int]]]) -> dict[str, dict]:
     return {Path(name).stem: result for (name, _), result in zip(parsed, run.results)}
 
 
 @pytest.fixture(scope="module")
-def results(run: _sglang.SGLangRun, parsed: list[tuple[str, list[int]]]) -> dict[tuple[str, str], object]:
-    return {(Path(r.file).stem, r.api): r for r in results_of(run, parsed, TOOLS)}
+def results(run: SGLangRun, parsed: list[tuple[str, list[int]]]) -> dict[tuple[str, str], object]:
+    return {(Path(r.file).stem, r.api): r for r in sglang_results(run, parsed, TOOLS)}
 
 
 def test_every_shipped_stream_is_covered(parsed: list[tuple[str, list[int]]]) -> None:
     assert {(Path(name).stem, api) for name, _ in parsed for api in ("chat", "chat-stream")} == set(CODES)
 
 
-def test_runner_reports_sglang_and_its_tool_detector(run: _sglang.SGLangRun) -> None:
+def test_runner_reports_sglang_and_its_tool_detector(run: SGLangRun) -> None:
     assert run.version == "0.5.23"
     assert run.tool_detector is None  # the install script's venv holds the detector's dependencies
 
@@ -191,9 +198,8 @@ def test_missing_python_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     with pytest.raises(LaunchError) as from_env:
         list(check_sglang([str(STREAMS / "seed-001.txt")]))
     monkeypatch.delenv("HARMONY_VIZ_SGLANG_PYTHON")
-    monkeypatch.setattr(_sglang, "DEFAULT_VENV", tmp_path / ".venv-sglang")
     with pytest.raises(LaunchError) as default:
-        find_sglang_python()
+        find_sglang_python(venv=tmp_path / ".venv-sglang")
     for exc, where in ((explicit, f"--sglang-python={missing}"), (from_env, f"HARMONY_VIZ_SGLANG_PYTHON={missing}"), (default, "no Python")):
         message = str(exc.value)
         assert "\n" not in message and message.startswith(where) and "scripts/install-sglang-parser.sh" in message
@@ -203,23 +209,23 @@ def test_texts_keep_every_byte_and_trim_the_stop_token_as_sglang_does() -> None:
     enc = encoding()
     body = "ℵ₀ ⊕ 🜁"  # characters split across byte tokens
     ids = enc.encode(f"<|channel|>final<|message|>{body}<|return|>", allowed_special="all")
-    whole, pieces = texts(ids)
+    whole, pieces = sglang_texts(ids)
     assert whole == "".join(pieces) == f"<|channel|>final<|message|>{body}"  # <|return|> dropped, as its detokenizer does
     assert len(pieces) == len(ids) - 1 and "<|message|>" in pieces and "\ufffd" not in whole
     assert "" in pieces  # a token that ends inside a character gives nothing yet: its bytes wait for the next
     call = enc.encode("<|channel|>commentary to=functions.f<|message|>{}<|call|>", allowed_special="all")
-    assert texts(call)[0].endswith("<|call|>")  # kept: the gpt-oss tool detector needs it
+    assert sglang_texts(call)[0].endswith("<|call|>")  # kept: the gpt-oss tool detector needs it
     cut = enc.encode("<|channel|>final<|message|>🜁", allowed_special="all")[:-1]
-    assert texts(cut)[0].endswith("\ufffd")  # bytes left at the end are replaced, as a whole decode does
+    assert sglang_texts(cut)[0].endswith("\ufffd")  # bytes left at the end are replaced, as a whole decode does
 
 
 def test_runner_refuses_bad_input_in_one_line(sglang_python: str) -> None:
-    proc = subprocess.run([sglang_python, str(RUNNER)], input="not json", capture_output=True, text=True)
+    proc = subprocess.run([sglang_python, str(SGLANG_RUNNER)], input="not json", capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.strip().startswith("stdin is not JSON") and "\n" not in proc.stderr.strip()
 
 
-def test_apis_chosen(run: _sglang.SGLangRun, parsed: list[tuple[str, list[int]]]) -> None:
-    only = list(results_of(run, parsed, TOOLS, apis=("chat-stream",)))
+def test_apis_chosen(run: SGLangRun, parsed: list[tuple[str, list[int]]]) -> None:
+    only = list(sglang_results(run, parsed, TOOLS, apis=("chat-stream",)))
     assert {r.api for r in only} == {"chat-stream"} and len(only) == len(parsed)
     seed = next(r for r in only if Path(r.file).stem == "seed-001")
     assert codes(seed) == {"arguments-reserialized"}  # stream-final-mismatch needs the answer beside the stream

@@ -68,12 +68,12 @@ def test_date_varies_when_only_the_date_line_differs(template):
 
 def test_string_arguments_and_results_are_encoded_twice_and_json_loses_constrain(template):
     result = compare(request(*TOOL_TURN, tools=[WEATHER]), template, date=DATE)
-    assert codes(result) == ["constrain-dropped", "arguments-double-encoded", "tool-result-double-encoded"]
+    assert codes(result) == ["constrain-missing", "arguments-double-encoded", "tool-result-double-encoded"]
     args = one(result, "arguments-double-encoded")
     assert args.ours == '{"city": "Paris"}' and json.loads(args.template) == args.ours
     res = one(result, "tool-result-double-encoded")
     assert (res.ours, res.template) == ("sunny, 21 C", '"sunny, 21 C"')
-    con = one(result, "constrain-dropped")
+    con = one(result, "constrain-missing")
     assert con.ours.endswith("commentary <|constrain|>json<|message|>") and con.template.endswith("commentary json<|message|>")
     check_quotes(result)
 
@@ -84,7 +84,7 @@ def test_object_arguments_are_not_double_encoded(template):
     result = compare(req, template, date=DATE)
     assert "arguments-double-encoded" not in codes(result)
     assert "tool-result-double-encoded" not in codes(result)
-    assert codes(result) == ["constrain-dropped"]
+    assert codes(result) == ["constrain-missing"]
 
 
 def test_parallel_calls_after_the_first_are_dropped(template):

@@ -33,7 +33,7 @@ def test_one_request_json(tmp_path, capsys, template_path):
     assert main(["template-check", "--template", template_path, "--date", DATE, "--json", str(f)]) == 1
     line = json.loads(capsys.readouterr().out)
     assert line["index"] == 0 and line["identical"] is False
-    assert [d["code"] for d in line["differences"]] == ["constrain-dropped", "arguments-double-encoded", "tool-result-double-encoded"]
+    assert [d["code"] for d in line["differences"]] == ["constrain-missing", "arguments-double-encoded", "tool-result-double-encoded"]
     assert set(line["differences"][0]) == {"code", "severity", "message", "ours", "template"}
     assert [d["severity"] for d in line["differences"]] == ["warning", "error", "warning"]
 
@@ -52,7 +52,7 @@ def test_model_folder(tmp_path, capsys, template_path):
     f.write_text(json.dumps(TOOL_REQUEST))
     assert main(["template-check", "--model", str(tmp_path / "model"), str(f)]) == 1
     out = capsys.readouterr().out
-    assert out.startswith("conversation 0: 3 difference(s)\n  constrain-dropped: ")
+    assert out.startswith("conversation 0: 3 difference(s)\n  constrain-missing: ")
 
 
 def test_jsonl_dataset_counts_per_code(tmp_path, capsys, template_path):

@@ -30,7 +30,7 @@ def test_provenance_gives_the_files_checksum():
 
 def test_shipped_comparisons_name_the_templates_habits():
     example = shipped_outputs()[0].compare()
-    assert {"constrain-dropped", "arguments-double-encoded", "parallel-calls-dropped", "preamble-dropped",
+    assert {"constrain-missing", "arguments-double-encoded", "parallel-calls-dropped", "preamble-dropped",
             "tool-result-double-encoded", "analysis-kept"} <= set(example.codes)
 
 

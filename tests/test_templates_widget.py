@@ -38,7 +38,7 @@ def test_template_layout_puts_codes_on_token_spans():
     w.diff_layout = "template"
     d = w._diff
     assert d["layout"] == "template" and d["origin"] == str(TEMPLATE_PATH)
-    assert [x["code"] for x in d["differences"]] == ["constrain-dropped", "arguments-double-encoded", "tool-result-double-encoded"]
+    assert [x["code"] for x in d["differences"]] == ["constrain-missing", "arguments-double-encoded", "tool-result-double-encoded"]
     enc = encoding()
     for x in d["differences"]:
         a, b = x["ours_span"]
@@ -77,7 +77,7 @@ def test_html_template_page(tmp_path, capsys):
     assert "3 difference(s)" in capsys.readouterr().err
     page = out.read_text()
     data = json.loads(page.split('<script type="application/json" id="hv-data">', 1)[1].split("</script>", 1)[0])
-    assert [x["code"] for x in data["diff"]["differences"]] == ["constrain-dropped", "arguments-double-encoded", "tool-result-double-encoded"]
+    assert [x["code"] for x in data["diff"]["differences"]] == ["constrain-missing", "arguments-double-encoded", "tool-result-double-encoded"]
     assert "<|constrain|>" not in page.split("<script", 1)[0]  # the token text lives in the data block only
 
 

@@ -25,17 +25,20 @@ import importlib
 from typing import Any
 
 _HOMES: dict[str, str] = {
-    "APIS": "_client", "ServerError": "_client", "build_request": "_client",
+    "APIS": "_client", "Exchange": "_client", "ServerError": "_client", "build_request": "_client", "client_for": "_client", "send": "_client",
     "Answer": "_answer", "answer_of": "_answer",
-    "CODES": "_compare", "Discrepancy": "_compare",
+    "CODES": "_compare", "Discrepancy": "_compare", "compare_stream_final": "_compare",
     "CheckInputError": "_check", "CheckResult": "_check", "check_answer": "_check", "check_captures": "_check", "check_streams": "_check",
-    "format_result": "_check", "read_request": "_check", "read_stream": "_check",
-    "capture": "_capture", "capture_of_result": "_capture", "capture_result": "_capture", "is_capture": "_capture", "load_capture": "_capture", "save_capture": "_capture",
-    "ENGINES": "_engines", "detect_engine": "_engines",
+    "expected_for": "_check", "format_result": "_check", "read_request": "_check", "read_stream": "_check",
+    "capture": "_capture", "capture_of_result": "_capture", "capture_result": "_capture", "ids_from_logprobs": "_capture", "is_capture": "_capture",
+    "load_capture": "_capture", "save_capture": "_capture",
+    "ENGINES": "_engines", "NO_TOOLS_NOTE": "_engines", "Replay": "_engines", "detect_engine": "_engines", "llama_grammar": "_engines",
+    "replay_request": "_engines",
     "MatrixCell": "_matrix", "matrix": "_matrix", "matrix_table": "_matrix",
-    "check_sglang": "_sglang", "find_sglang_python": "_sglang", "sglang_answers": "_sglang",
+    "SGLANG_RUNNER": "_sglang", "SGLangRun": "_sglang", "check_sglang": "_sglang", "find_sglang_python": "_sglang", "run_sglang": "_sglang",
+    "sglang_answers": "_sglang", "sglang_results": "_sglang", "sglang_texts": "_sglang",
     "LaunchError": "_launch", "LlamaSpec": "_launch", "ServerSpec": "_launch", "ensure_gguf": "_launch", "ensure_model": "_launch",
-    "find_chat_template": "_launch", "find_llama_server": "_launch", "find_python": "_launch", "serve": "_launch",
+    "find_chat_template": "_launch", "find_llama_server": "_launch", "find_python": "_launch", "llama_tree": "_launch", "serve": "_launch",
     "lens_source": "_view",
     "PromptUnavailable": "_prompt", "ServerPrompt": "_prompt", "server_prompt": "_prompt",
 }

@@ -15,7 +15,7 @@ from typing import Any
 
 from harmony_viz.servers._answer import answer_of
 from harmony_viz.servers._client import APIS, Exchange, ServerError, client_for, default_model, send
-from harmony_viz.servers._compare import Discrepancy, compare, compare_stream_final, message_facts, server_error
+from harmony_viz.servers._compare import Discrepancy, compare, compare_stream_final, messages_of, server_error
 
 
 class CheckInputError(ValueError):
@@ -146,7 +146,7 @@ def check_answer(file: str, api: str, ids: Sequence[int], server: Any, *, tools:
         findings = (server_error(error, len(ids)),) if error is not None else ()
         return CheckResult(file, api, tuple(ids), None, server, expected, findings, error, server_seconds, time.perf_counter() - t0, engine, tuple(notes))
     got = answer_of(api, server)
-    findings = compare(api, got, answer_of(api, expected), message_facts(ids), ids, tools_withheld=tools_withheld)
+    findings = compare(api, got, answer_of(api, expected), messages_of(ids), ids, tools_withheld=tools_withheld)
     if replayed is None and got.token_ids is not None:
         back = list(got.token_ids)
         if back != list(ids) and got.token_ids_from == "logprobs" and api.endswith("-stream") and _in_order(back, ids):
@@ -234,6 +234,6 @@ def format_result(r: CheckResult, *, with_file: bool = True) -> str:
     lines.append(f"  {engine}{r.api:<17} replayed={replayed:<4} {found}")
     lines += [f"      note: {n}" for n in r.notes]
     for d in r.discrepancies:
-        span = f"  (tokens {d.where['start']}-{d.where['end']})" if d.where else ""
+        span = f"  (tokens {d.where.start}-{d.where.end})" if d.where else ""
         lines.append(f"      [{d.severity}] {d.code}: {d.message}{span}")
     return "\n".join(lines)

@@ -32,7 +32,7 @@ from typing import Any
 from harmony_viz.servers._check import CheckResult, check_answer, read_stream, with_stream_final
 from harmony_viz.servers._launch import LaunchError, imports
 
-RUNNER = Path(__file__).with_name("sglang_runner.py")
+SGLANG_RUNNER = Path(__file__).with_name("sglang_runner.py")
 DEFAULT_VENV = Path(__file__).resolve().parents[2] / ".venv-sglang"  # the install script's default, in a checkout
 INSTALL_HINT = ("no Python with SGLang's parser found: run scripts/install-sglang-parser.sh (makes .venv-sglang with sglang 0.5.23), "
                 "then pass --sglang-python .venv-sglang/bin/python or set HARMONY_VIZ_SGLANG_PYTHON")
@@ -43,14 +43,14 @@ STOP_LITERALS = ("<|return|>", "<|call|>", "<|endoftext|>")  # gpt-oss's eos tok
 RUN_TIMEOUT_S = 600
 
 
-def find_sglang_python(explicit: str | None = None) -> str:
-    """``explicit`` (``--sglang-python``), else ``$HARMONY_VIZ_SGLANG_PYTHON``, else the install script's ``.venv-sglang``."""
+def find_sglang_python(explicit: str | None = None, *, venv: Path = DEFAULT_VENV) -> str:
+    """``explicit`` (``--sglang-python``), else ``$HARMONY_VIZ_SGLANG_PYTHON``, else the install script's venv (``venv``, ``.venv-sglang``)."""
     for candidate, where in ((explicit, "--sglang-python"), (os.environ.get("HARMONY_VIZ_SGLANG_PYTHON"), "HARMONY_VIZ_SGLANG_PYTHON")):
         if candidate:
             if not imports(candidate, "sglang"):
                 raise LaunchError(f"{where}={candidate} cannot import sglang; {INSTALL_HINT}")
             return candidate
-    default = DEFAULT_VENV / "bin" / "python"
+    default = venv / "bin" / "python"
     if default.is_file() and imports(str(default), "sglang"):
         return str(default)
     raise LaunchError(INSTALL_HINT)
@@ -65,7 +65,7 @@ class SGLangRun:
     results: list[dict[str, Any]]
 
 
-def texts(ids: Sequence[int]) -> tuple[str, list[str]]:
+def sglang_texts(ids: Sequence[int]) -> tuple[str, list[str]]:
     """The text SGLang parses for a completion, whole and per token (see the module's notes)."""
     from harmony_viz.tokens import encoding, special_by_literal
 
@@ -81,12 +81,12 @@ def texts(ids: Sequence[int]) -> tuple[str, list[str]]:
     return "".join(pieces), pieces
 
 
-def run_runner(streams: Sequence[Sequence[int]], *, python: str | None = None, tools: Sequence[dict[str, Any]] = ()) -> SGLangRun:
+def run_sglang(streams: Sequence[Sequence[int]], *, python: str | None = None, tools: Sequence[dict[str, Any]] = ()) -> SGLangRun:
     """One runner process for all ``streams``."""
     exe = find_sglang_python(python)
-    payload = {"tools": list(tools), "streams": [dict(zip(("whole", "pieces"), texts(ids))) for ids in streams]}
+    payload = {"tools": list(tools), "streams": [dict(zip(("whole", "pieces"), sglang_texts(ids))) for ids in streams]}
     try:
-        proc = subprocess.run([exe, str(RUNNER)], input=json.dumps(payload), capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+        proc = subprocess.run([exe, str(SGLANG_RUNNER)], input=json.dumps(payload), capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise LaunchError(f"SGLang's parser could not run with {exe}: {exc}") from None
     if proc.returncode != 0:
@@ -183,7 +183,7 @@ def sglang_answers(streams: Sequence[Sequence[int]], *, python: str | None = Non
     """For each completion (token ids after ``<|start|>assistant``), what SGLang's server would answer:
     ``{"chat": chat.completion, "chat-stream": [chunks], "errors": {api: message}}`` (an api whose
     parse raised is None there, with its error). ``tools`` are the request's; no token ids are included."""
-    return _answers(run_runner(streams, python=python, tools=tools), streams)
+    return _answers(run_sglang(streams, python=python, tools=tools), streams)
 
 
 def _request_tools(request: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -198,10 +198,10 @@ def check_sglang(streams: Sequence[str], *, python: str | None = None, request: 
         raise ValueError(f"SGLang's parser gives Chat Completions answers only: apis {', '.join(APIS)}, not {', '.join(sorted(set(apis) - set(APIS)))}")
     parsed = [(s, read_stream(s)) for s in streams]  # bad input fails before the runner starts
     tools = _request_tools(request)
-    yield from results_of(run_runner([ids for _, ids in parsed], python=python, tools=tools), parsed, tools, apis=apis)
+    yield from sglang_results(run_sglang([ids for _, ids in parsed], python=python, tools=tools), parsed, tools, apis=apis)
 
 
-def results_of(run: SGLangRun, parsed: Sequence[tuple[str, Sequence[int]]], tools: Sequence[dict[str, Any]] = (), *,
+def sglang_results(run: SGLangRun, parsed: Sequence[tuple[str, Sequence[int]]], tools: Sequence[dict[str, Any]] = (), *,
                apis: Sequence[str] = APIS) -> Iterator[CheckResult]:
     """The check results for a runner's answers to the streams ``parsed`` (name, ids), in the same order."""
     notes = (f"SGLang {run.version} parser code, run offline (not its server)",)

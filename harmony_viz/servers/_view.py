@@ -30,8 +30,7 @@ def check_view(result: CheckResult, *, offset: int = 0) -> dict[str, Any]:
     for d in result.discrepancies:
         item = d.to_json()
         if d.where:
-            item["where"] = {**d.where, "start": d.where["start"] + offset, "end": d.where["end"] + offset}
-            item["where"].pop("step", None)  # the step depends on the chunking: the browser finds it
+            item["where"] = {"message": d.message_index, "start": d.where.start + offset, "end": d.where.end + offset}  # the step depends on the chunking: the browser finds it
         discrepancies.append(item)
     return {
         "file": result.file,

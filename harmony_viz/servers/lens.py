@@ -87,7 +87,7 @@ def discrepancy_table(results: Sequence[CheckResult]) -> Any:
         if not r.discrepancies:
             rows.append({**base, "code": None, "severity": None, "message": None, "tokens": None})
         for d in r.discrepancies:
-            span = f"{d.where['start']}-{d.where['end']}" if d.where else None
+            span = f"{d.where.start}-{d.where.end}" if d.where else None
             rows.append({**base, "code": d.code, "severity": d.severity, "message": d.message, "tokens": span})
     return pd.DataFrame(rows, columns=["stream", "engine", "api", "replayed", "error", "code", "severity", "message", "tokens"])
 

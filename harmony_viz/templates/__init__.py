@@ -6,7 +6,7 @@ The same Chat Completions request is rendered through the template (transformers
 and every difference gets a code from ``CODES``.
 
 >>> from harmony_viz.templates import CODES
->>> CODES["constrain-dropped"][0]
+>>> CODES["constrain-missing"][0]
 'warning'
 """
 

@@ -13,7 +13,7 @@ from harmony_viz.findings import Codes, Finding, Sides, Span
 CODES: Codes = {
     "arguments-double-encoded": ("error", "a call's arguments are JSON-encoded twice: the body is a JSON string holding the JSON object"),
     "tool-result-double-encoded": ("warning", "a tool result that is already a string is JSON-encoded (quotes and escapes added)"),
-    "constrain-dropped": ("warning", "the template writes `json` where the format has `<|constrain|>json`"),
+    "constrain-missing": ("warning", "a call's content type is `json` without `<|constrain|>` (as chat templates write it)"),
     "parallel-calls-dropped": ("error", "tool calls after the first in one assistant message are missing"),
     "preamble-dropped": ("error", "assistant text next to tool calls is missing"),
     "preamble-as-analysis": ("error", "that text is rendered on the analysis channel"),

@@ -56,7 +56,7 @@ def _header(p: _Pair) -> list[Difference]:
         out.append(p.header("other", f"{_where(o)}: recipient {o.recipient!r} in ours, {t.recipient!r} in the template"))
     if o.message.content_type != t.message.content_type:
         if o.message.content_type == "<|constrain|>json" and t.message.content_type == "json":
-            out.append(p.header("constrain-dropped", f"{_where(o)}: the template writes 'json' where the format has '<|constrain|>json'"))
+            out.append(p.header("constrain-missing", f"{_where(o)}: the template writes 'json' where the format has '<|constrain|>json'"))
         else:
             out.append(p.header("other", f"{_where(o)}: content type {o.message.content_type!r} in ours, {t.message.content_type!r} in the template"))
     if o.recipient == t.recipient and o.recipient_in_role is not None and t.recipient_in_role is not None and o.recipient_in_role != t.recipient_in_role:

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from harmony_viz import save_html
-from harmony_viz.servers import lens
-from harmony_viz.servers._check import check_answer, expected_for, read_stream
+from harmony_viz.servers import check_answer, expected_for, lens, read_stream
 
 pytestmark = pytest.mark.browser
 
@@ -41,9 +40,9 @@ def test_the_server_tab_shows_both_answers_and_jumps_to_the_tokens(page, tmp_pat
     where = next(d.where for d in results[0].discrepancies if d.code == "reasoning-in-content")
     rows.click()
     # with one token per step, the span [start, end) has been read at step `end`
-    assert int(page.get_attribute("[data-hv=step]", "data-step")) == where["end"]
+    assert int(page.get_attribute("[data-hv=step]", "data-step")) == where.end
     lit = page.eval_on_selector_all("[data-hv=token].hv-hl", "els => els.map(e => +e.dataset.i).sort((a, b) => a - b)")
-    assert lit == list(range(where["start"], where["end"]))
+    assert lit == list(range(where.start, where.end))
     assert page.errors == []
 
 

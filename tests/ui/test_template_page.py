@@ -30,7 +30,7 @@ def test_template_page_shows_codes_on_chips(page, tmp_path):
     page.wait_for_selector("[data-hv=diff-summary]")
     assert page.inner_text("[data-hv=diff-summary]").startswith("4 differences between the format and the chat template")
     listed = page.eval_on_selector_all("[data-hv=template-difference]", "els => els.map(e => e.dataset.code)")
-    assert listed == ["preamble-as-analysis", "constrain-dropped", "arguments-double-encoded", "parallel-calls-dropped"]
+    assert listed == ["preamble-as-analysis", "constrain-missing", "arguments-double-encoded", "parallel-calls-dropped"]
     # every code sits on chips of the side(s) it quotes
     ours = set(page.eval_on_selector_all("[data-hv=diff-reference] [data-codes]", "els => els.flatMap(e => e.dataset.codes.split(' '))"))
     theirs = set(page.eval_on_selector_all("[data-hv=diff-template] [data-codes]", "els => els.flatMap(e => e.dataset.codes.split(' '))"))

@@ -39,7 +39,7 @@ def test_choosing_the_chat_template_layout(lab_page) -> None:
     pg.locator("[data-hv=diff-layout]").select_option("template")
     lab_page.wait_for_function("() => (document.querySelector('.hv-pg [data-hv=diff-summary]') || {}).textContent?.startsWith('3 differences')", timeout=30_000)
     listed = pg.locator("[data-hv=template-difference]").evaluate_all("els => els.map(e => e.dataset.code)")
-    assert listed == ["constrain-dropped", "arguments-double-encoded", "tool-result-double-encoded"]
+    assert listed == ["constrain-missing", "arguments-double-encoded", "tool-result-double-encoded"]
     badges = pg.locator("[data-hv=diff-template] [data-hv=diff-code]").evaluate_all("els => els.map(e => e.textContent)")
     assert badges == listed
     text = wait_for_kernel(lab_page, "return out.includes('\"layout\": \"template\"')", cell=1)
