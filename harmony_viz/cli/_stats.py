@@ -77,24 +77,33 @@ def run(args: argparse.Namespace) -> int:
     if args.csv:
         from harmony_viz.stats import runs_frame
 
-        frame = runs_frame(usages)
-        if args.csv == "-":
-            write_text(frame.to_csv(index=False))
-        else:
-            with atomic_path(args.csv) as tmp:
-                frame.to_csv(tmp, index=False)
-            print(f"wrote {len(frame)} runs to {args.csv}", file=sys.stderr)
+        write_csv(runs_frame(usages), args.csv)
     if args.html:
         from harmony_viz.charts import save_report
 
         with atomic_path(args.html) as tmp:
             save_report(usages, tmp, title=report_title(args.files))
         print(f"wrote the report to {args.html}", file=sys.stderr)
+    write_rows(args, rows)
+    return 1 if unreadable else 0
+
+
+def write_csv(frame: Any, dest: str) -> None:
+    """The runs frame as CSV to the file ``dest`` (whole or not at all), or to stdout for ``-``."""
+    if dest == "-":
+        write_text(frame.to_csv(index=False))
+        return
+    with atomic_path(dest) as tmp:
+        frame.to_csv(tmp, index=False)
+    print(f"wrote {len(frame)} runs to {dest}", file=sys.stderr)
+
+
+def write_rows(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
+    """The rows on stdout: one JSON array with --json, else the table (unless the CSV went there)."""
     if args.json:
         write_json(rows)
     elif args.csv != "-":
         write_text(format_table(rows))
-    return 1 if unreadable else 0
 
 
 def readable_files(paths: list[str]) -> tuple[list[str], list[str]]:

@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harmony_viz.cli._common import CLIError, atomic_path, write_json, write_text
+from harmony_viz.cli._common import CLIError, atomic_path, write_text
 
 _BIG_KINDS = ("parquet", "dataset", "jsonl.gz")
 
@@ -22,7 +22,7 @@ def wants_scale(args: argparse.Namespace, files: list[str]) -> bool:
 
 
 def run_at_scale(args: argparse.Namespace, files: list[str], unreadable: list[str], *, progress: bool | None) -> int:
-    from harmony_viz.cli._stats import name_unreadable
+    from harmony_viz.cli._stats import name_unreadable, write_csv, write_rows
 
     _check(args)
     files = _whole_files(files, unreadable)
@@ -54,19 +54,9 @@ def run_at_scale(args: argparse.Namespace, files: list[str], unreadable: list[st
             # As the in-memory CSV writes it: the run id as "run", codes joined by commas.
             frame = table.to_pandas().rename(columns={"id": "run"})
             frame["diagnostic_codes"] = frame["diagnostic_codes"].map(",".join)
-            if args.csv == "-":
-                write_text(frame.to_csv(index=False))
-            else:
-                with atomic_path(args.csv) as tmp:
-                    frame.to_csv(tmp, index=False)
-                print(f"wrote {len(frame)} runs to {args.csv}", file=sys.stderr)
+            write_csv(frame, args.csv)
         rows = table.to_pylist()
-    if args.json:
-        write_json(rows)
-    elif args.csv != "-":
-        from harmony_viz.cli._stats import format_table
-
-        write_text(format_table(rows))
+    write_rows(args, rows)
     return status
 
 
