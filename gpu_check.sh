@@ -63,7 +63,7 @@ echo "== gpt-oss-20b (only if its weights are here)"
 MODEL="${GPT_OSS_PATH:-openai/gpt-oss-20b}"
 if python -c "import sys, transformers; transformers.AutoConfig.from_pretrained(sys.argv[1])" "$MODEL" 2>/dev/null; then
   python -m harmony_viz record --model "$MODEL" --prompt "What is 17 * 23? Use the calculator." \
-    --tools demo --effort low --max-new-tokens 512 --seed 0 --out "$OUT/gpt-oss-20b.jsonl"
+    --demo-tools --effort low --max-new-tokens 512 --seed 0 --out "$OUT/gpt-oss-20b.jsonl"
   python - "$OUT/gpt-oss-20b.jsonl" <<'PY'
 import sys
 from harmony_viz.runs import load_runs

@@ -24,8 +24,7 @@ def _best(fn: Callable[[], object], repeat: int = 3) -> float:
 def main(rounds: int = 5) -> None:
     import openai_harmony as oh
 
-    from harmony_viz._playground import PRESETS
-    from harmony_viz._playground._widget import PlaygroundWidget
+    from harmony_viz._playground import PRESETS, PlaygroundWidget
     from harmony_viz.render import Conversation
     from harmony_viz.tokens import encoding
 

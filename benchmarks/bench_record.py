@@ -16,11 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harmony_viz._record._deps import require
-from harmony_viz._record._generate import ENDOFTEXT, STOP_IDS
-from harmony_viz._record._model import LoadedModel, load_model
-from harmony_viz._record._prompt import build_conversation, render_prompt
-from harmony_viz._record._record import record
+from harmony_viz._record import ENDOFTEXT, STOP_IDS, LoadedModel, build_conversation, load_model, record, render_prompt
+from harmony_viz.extras import require
 
 PROMPT = "Explain in two sentences why the sky is blue."
 DATE = "2026-01-01"

@@ -86,7 +86,7 @@ def compare_speed(streams: Sequence[list[int]], rounds: int) -> list[Figure]:
     """Per-token and whole-stream throughput, ours against openai-harmony, interleaved."""
     import openai_harmony
 
-    from harmony_viz.scanner._scanner import Scanner
+    from harmony_viz.scanner import Scanner
 
     ref = openai_harmony.load_harmony_encoding(openai_harmony.HarmonyEncodingName.HARMONY_GPT_OSS)
     n = sum(len(s) for s in streams)
@@ -135,7 +135,7 @@ def trace_memory(streams: Sequence[list[int]], tokens: int) -> TraceFigure:
     The trace keeps all events in one list, the event count after each step in an array,
     and the snapshot of every step.
     """
-    from harmony_viz.scanner._scanner import Scanner
+    from harmony_viz.scanner import Scanner
 
     pool = [t for s in streams for t in s]
     stream = (pool * (tokens // max(1, len(pool)) + 1))[:tokens]

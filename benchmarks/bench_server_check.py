@@ -6,8 +6,9 @@ by the client) and our cost is what the check adds: projecting the same tokens, 
 both answers and comparing them. Both are measured in the same run, on the same machine.
 The figure is the ratio of medians per API, and overall.
 
-    python -m benchmarks.bench_server_check                       # starts a replay server (1-2 min)
-    python -m benchmarks.bench_server_check --base-url http://127.0.0.1:8000/v1
+    python -m benchmarks.bench_server_check                       # starts a vLLM replay server (1-2 min)
+    python -m benchmarks.bench_server_check --engine llama.cpp --chat-template gpt-oss.jinja
+    python -m benchmarks.bench_server_check --base-url http://127.0.0.1:8080/v1   # any running replay server
 """
 
 from __future__ import annotations
@@ -24,12 +25,16 @@ def measure(base_url: str, repeat: int) -> dict[str, list[tuple[float, float]]]:
     out: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for _ in range(repeat):
         for r in lens.check_streams(base_url, lens.shipped_streams(), request=lens.shipped_request()):
+            out["_engine"].append(r.engine)  # type: ignore[arg-type]
             if r.error is None:
                 out[r.api].append((r.server_seconds, r.check_seconds))
     return out
 
 
 def report(samples: dict[str, list[tuple[float, float]]]) -> None:
+    engines = sorted({e for e in samples.get("_engine", [])})
+    samples = {k: v for k, v in samples.items() if k != "_engine"}
+    print(f"engine: {', '.join(engines) or 'unknown'}")
     print(f"{'api':<17}{'checks':>7}{'server ms':>11}{'check ms':>10}{'check/server':>14}")
     everything = []
     for api, pairs in samples.items():
@@ -47,11 +52,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", help="a running replay server (default: start one)")
     parser.add_argument("--repeat", type=int, default=3, help="passes over the streams (default 3)")
+    parser.add_argument("--engine", choices=["vllm", "llama.cpp"], default="vllm", help="the replay server to start (default vllm)")
+    parser.add_argument("--chat-template", help="llama.cpp: the gpt-oss chat template (default: $HARMONY_VIZ_CHAT_TEMPLATE)")
     args = parser.parse_args()
     if args.base_url:
         report(measure(args.base_url, args.repeat))
         return
-    with lens.start_replay_server() as server:
+    with lens.start_replay_server(engine=args.engine, chat_template=args.chat_template) as server:
         report(measure(server.url, args.repeat))
 
 

@@ -3,17 +3,14 @@
 The top level holds the notebook verbs (``replay``, ``playground``, ``render_conversation``,
 ``lint``, ``record``, ``capture``, ``load_runs``, the frames and charts); everything else is
 grouped under its subpackage (``harmony_viz.scanner``, ``.projections``, ``.render``,
-``.tokens``, ``.leak``, ``.runs``, ``.trace``, ``.stats``, ``.charts``, ``.servers``,
-``.templates``, ``.scale``, ``.data``). Names are loaded on first use, so ``import
+``.tokens``, ``.inputs``, ``.leak``, ``.runs``, ``.trace``, ``.stats``, ``.charts``, ``.servers``,
+``.templates``, ``.scale``, ``.data``, ``.findings``). Names are loaded on first use, so ``import
 harmony_viz`` stays light (no pandas, plotly, torch or widget machinery until asked for).
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
-import types
-import warnings
 from typing import Any
 
 __version__ = "0.1.0"
@@ -24,7 +21,7 @@ _EXPORTS: dict[str, str] = {
     "PlaygroundWidget": "harmony_viz._playground",
     "ReplayWidget": "harmony_viz._replay",
     "analyze_runs": "harmony_viz.stats",
-    "capture": "harmony_viz.servers._capture",
+    "capture": "harmony_viz.servers",
     "conversation_from_chat": "harmony_viz.render",
     "declared_tools": "harmony_viz._lint",
     "diagnostics_by_code": "harmony_viz.charts",
@@ -55,11 +52,12 @@ _EXPORTS: dict[str, str] = {
 
 # Subpackages reachable as attributes (``hv.scanner.scan``), imported on first use.
 _SUBPACKAGES = frozenset(
-    {"charts", "cli", "data", "leak", "projections", "render", "runs", "scale", "scanner", "servers", "stats", "templates", "tokens", "trace"}
+    {"charts", "cli", "data", "findings", "inputs", "leak", "projections", "render", "runs", "scale", "scanner", "servers", "stats", "templates", "tokens", "trace"}
 )
 
-# Names that used to sit at the top level: still there, with a warning naming their home.
-_MOVED_BY_HOME: dict[str, str] = {
+# Names that sat at the top level before they moved into their subpackage: reading one is an
+# AttributeError that says where it lives now (there are no aliases; nothing forwards).
+_HOMES_BY_PACKAGE: dict[str, str] = {
     "harmony_viz.render": "Author ChannelConfig Conversation DeveloperContent Message ReasoningEffort RenderError RenderOptions Role "
                           "SystemContent TextContent ToolDescription ToolNamespaceConfig schema_to_typescript",
     "harmony_viz.scanner": "ContentDelta Diagnostic MessageEnd MessageStart Scanner ToolCallEnd ToolCallStart scan",
@@ -69,7 +67,7 @@ _MOVED_BY_HOME: dict[str, str] = {
     "harmony_viz.runs": "Run RunMetadata RunUsage run_usage save_runs",
     "harmony_viz.trace": "Chunking Trace",
 }
-_MOVED = {name: home for home, names in _MOVED_BY_HOME.items() for name in names.split()}
+_HOMES = {name: home for home, names in _HOMES_BY_PACKAGE.items() for name in names.split()}
 
 __all__ = sorted([*_EXPORTS, "__version__"])
 
@@ -82,39 +80,11 @@ def __getattr__(name: str) -> Any:
         return value
     if name in _SUBPACKAGES:
         return importlib.import_module(f"harmony_viz.{name}")
-    home = _MOVED.get(name)
+    home = _HOMES.get(name)
     if home is not None:
-        warnings.warn(f"harmony_viz.{name} moved to {home}.{name}", DeprecationWarning, stacklevel=2)
-        return getattr(importlib.import_module(home), name)
+        raise AttributeError(f"harmony_viz has no attribute {name!r}; it lives in {home}.{name}")
     raise AttributeError(f"module 'harmony_viz' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
     return sorted([*__all__, *_SUBPACKAGES])
-
-
-# The verbs lint, record and playground share their names with packages that held them
-# before; those packages now live at _lint, _record and _playground. The old import paths
-# still work: each is an alias module, placed in sys.modules now, so importing it never
-# rebinds the verb on this package (the import system sets a parent attribute only when it
-# loads a module itself). Reading from an alias warns and forwards to the new home.
-def _alias(old: str, new: str) -> types.ModuleType:
-    alias = types.ModuleType(old, f"Deprecated import path: use harmony_viz.{old.rsplit('.', 1)[1]}(...) or {new}.")
-
-    def forward(attr: str) -> Any:
-        if attr.startswith("__"):
-            raise AttributeError(attr)
-        warnings.warn(f"{old} moved to {new}; the verb is harmony_viz.{old.rsplit('.', 1)[1]}", DeprecationWarning, stacklevel=2)
-        target = importlib.import_module(new)
-        try:
-            return getattr(target, attr)
-        except AttributeError:
-            return importlib.import_module(f"{new}.{attr}")  # a submodule, e.g. harmony_viz.record._tiny
-
-    alias.__getattr__ = forward  # type: ignore[method-assign]
-    return alias
-
-
-for _old in ("lint", "record", "playground"):
-    sys.modules.setdefault(f"harmony_viz.{_old}", _alias(f"harmony_viz.{_old}", f"harmony_viz._{_old}"))
-del _old

@@ -64,7 +64,7 @@ def token_shares(runs: Any, *, unit: str = "tokens", by: str | None = None) -> g
 
     _need_unit(unit)
     if _at_scale(runs):
-        from harmony_viz.scale._charts import kind_shares_by
+        from harmony_viz.scale import kind_shares_by
 
         return kind_shares_by(runs, by or "source", unit=unit, colours=KIND_COLOURS)
     total = runs[[f"{k}_{unit}" for k in STACK_KINDS]].sum(axis=1)
@@ -103,7 +103,7 @@ def reasoning_share_by(runs: Any, by: str = "reasoning_effort", *, unit: str = "
 
     _need_unit(unit)
     if _at_scale(runs):
-        from harmony_viz.scale._charts import share_boxes
+        from harmony_viz.scale import share_boxes
 
         return share_boxes(runs, by, unit=unit)
     column = "reasoning_share" if unit == "tokens" else "reasoning_share_chars"
@@ -140,7 +140,7 @@ def reasoning_vs_final(runs: Any, *, colour_by: str = "source", unit: str = "tok
 
     _need_unit(unit)
     if _at_scale(runs):
-        from harmony_viz.scale._charts import log_density
+        from harmony_viz.scale import log_density
 
         return log_density(runs, unit=unit)
     x, y = f"final_{unit}", f"reasoning_{unit}"
@@ -218,7 +218,7 @@ def diagnostics_by_code(diagnostics: Any) -> go.Figure:
     import plotly.graph_objects as go
 
     if _at_scale(diagnostics):
-        from harmony_viz.scale._charts import code_counts
+        from harmony_viz.scale import code_counts
 
         return code_counts(diagnostics, colour=SEVERITY_COLOURS["error"])
 
@@ -244,7 +244,7 @@ def diagnostics_by_code(diagnostics: Any) -> go.Figure:
 
 def reasoning_share_histogram(rows: Any, *, unit: str = "tokens", bins: int = 50, by: str | None = None) -> go.Figure:
     """Runs per bin of reasoning share, binned in DuckDB; ``rows`` is a rows Parquet path, folder or DuckDB relation."""
-    from harmony_viz.scale._charts import share_histogram
+    from harmony_viz.scale import share_histogram
 
     _need_unit(unit)
     return share_histogram(rows, "reasoning_share" if unit == "tokens" else "reasoning_share_chars", bins=bins, by=by)
@@ -252,7 +252,7 @@ def reasoning_share_histogram(rows: Any, *, unit: str = "tokens", bins: int = 50
 
 def source_summary(rows: Any, by: str = "source") -> pd.DataFrame:
     """Per-source (or per ``by``) runs, output tokens, median shares and diagnostics, aggregated in DuckDB."""
-    from harmony_viz.scale._charts import source_summary as summary
+    from harmony_viz.scale import source_summary as summary
 
     return summary(rows, by)
 
@@ -262,18 +262,23 @@ def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats"
     """Write one self-contained HTML page of every chart that applies, plus a table of the runs.
 
     plotly.js is inlined once (no network needed to open the page). ``runs`` is anything
-    :func:`harmony_viz.stats.analyze_runs` accepts, or rows at scale (a ``.parquet`` file, a
-    folder of Parquet parts, a DuckDB relation): then the charts are aggregates and the table
-    is the per-source summary. ``links`` are ``(text, href)`` pairs to pages written beside it.
+    :func:`harmony_viz.stats.analyze_runs` accepts, the frame :func:`harmony_viz.stats.runs_frame`
+    returns (no speed chart then: the frame keeps no token times), or rows at scale (a
+    ``.parquet`` file, a folder of Parquet parts, a DuckDB relation): then the charts are
+    aggregates and the table is the per-source summary. ``links`` are ``(text, href)`` pairs
+    to pages written beside it.
     """
     if _at_scale(runs) and (not isinstance(runs, (str, Path)) or _is_parquet(Path(runs))):
-        from harmony_viz.scale._report import save_scale_report
+        from harmony_viz.scale import save_scale_report
 
         return save_scale_report(runs, path, title=title, links=links)
     from harmony_viz.stats import analyze_runs, diagnostics_frame, runs_frame
 
-    usages = analyze_runs(runs, progress=progress)
-    frame = runs_frame(usages)
+    if _is_runs_frame(runs):
+        usages, frame = [], runs
+    else:
+        usages = analyze_runs(runs, progress=progress)
+        frame = runs_frame(usages)
     figures: list[go.Figure] = []
     if not frame.empty:
         figures.append(token_shares(frame))
@@ -283,7 +288,7 @@ def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats"
         figures.append(reasoning_vs_final(frame))
     if any(u.run.token_times for u in usages):
         figures.append(tokens_per_second(usages))
-    diags = diagnostics_frame(usages)
+    diags = diagnostics_frame(usages) if usages else _codes_frame(frame)
     if not diags.empty:
         figures.append(diagnostics_by_code(diags))
 
@@ -333,8 +338,26 @@ def _model_times(run: Run) -> list[float]:
     return [t for i, t in enumerate(run.token_times or ()) if i not in skip]
 
 
+def _is_runs_frame(value: Any) -> bool:
+    """What :func:`harmony_viz.stats.runs_frame` returns: a DataFrame with its run and share columns."""
+    columns = getattr(value, "columns", None)
+    return columns is not None and hasattr(value, "iloc") and {"run", "output_tokens", "diagnostic_codes"} <= set(columns)
+
+
+def _codes_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A runs frame's diagnostic codes as diagnostics rows (run, code, severity); severities from the scanner's table."""
+    import pandas as pd
+
+    from harmony_viz.scanner import DIAGNOSTIC_CODES
+
+    rows = [(run, code, DIAGNOSTIC_CODES.get(code, ("error",))[0])
+            for run, codes in zip(frame["run"], frame["diagnostic_codes"]) if isinstance(codes, str)
+            for code in codes.split(",") if code]  # fmt: skip
+    return pd.DataFrame.from_records(rows, columns=["run", "code", "severity"])
+
+
 def _at_scale(value: Any) -> bool:
-    from harmony_viz.scale._summary import is_rows_source
+    from harmony_viz.scale import is_rows_source
 
     return is_rows_source(value)
 

@@ -4,8 +4,7 @@ The vocabulary is looked for, in order, in ``$TIKTOKEN_ENCODINGS_BASE/o200k_base
 (the folder openai-harmony reads, so one folder serves both), then through tiktoken's own
 cache or download. The encoding is built once per process.
 
->>> enc = encoding()
->>> enc.encode("<|start|>assistant", allowed_special="all")
+>>> encode("<|start|>assistant")
 [200006, 173781]
 """
 
@@ -16,21 +15,29 @@ import hashlib
 import numbers
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import tiktoken
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "FIRST_SPECIAL",
     "N_VOCAB",
+    "PAT_STR",
     "SPECIAL_TOKENS",
     "SpecialToken",
     "VocabularyError",
+    "char_starts",
     "check_ids",
+    "encode",
     "encoding",
+    "id_error",
+    "is_token_id",
     "special_by_id",
     "special_by_literal",
 ]
@@ -42,7 +49,7 @@ FIRST_SPECIAL = 199998  # ids from here on are special tokens (<|startoftext|> i
 
 # The o200k pre-tokenisation pattern; it is part of the encoding's definition, the same
 # string tiktoken and openai-harmony use.
-_PAT_STR = "|".join(
+PAT_STR = "|".join(
     [
         r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
         r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
@@ -95,6 +102,13 @@ _BY_LITERAL = {t.literal: t for t in SPECIAL_TOKENS}
 START, END, MESSAGE, CHANNEL, CONSTRAIN, CALL, RETURN = 200006, 200007, 200008, 200005, 200003, 200012, 200002
 
 
+def is_token_id(value: object) -> bool:
+    """True for an int (not a bool) in the vocabulary, 0..N_VOCAB-1."""
+    if type(value) is int:  # the common case, without the slower ABC check
+        return 0 <= value < N_VOCAB
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= int(value) < N_VOCAB
+
+
 def check_ids(ids: Iterable[object]) -> list[int]:
     """``ids`` as a list of ints, or ValueError naming the first bad entry (the one message every reader uses).
 
@@ -105,15 +119,22 @@ def check_ids(ids: Iterable[object]) -> list[int]:
     ...
     ValueError: token 1 is 300000, outside the o200k_harmony vocabulary 0..201087
     """
-    out: list[int] = []
-    for i, t in enumerate(ids):
-        if isinstance(t, bool) or not isinstance(t, numbers.Integral):
-            raise ValueError(f"token {i} is {t!r}, not an integer id (ids are ints 0..{N_VOCAB - 1})")
-        t = int(t)
-        if not 0 <= t < N_VOCAB:
-            raise ValueError(f"token {i} is {t}, outside the o200k_harmony vocabulary 0..{N_VOCAB - 1}")
-        out.append(t)
+    ids = ids if isinstance(ids, (list, tuple)) else list(ids)
+    out = [t if type(t) is int and 0 <= t < N_VOCAB else -1 for t in ids]
+    if -1 in out:  # a slower second look: numpy integers are ids too; anything else is named
+        out = []
+        for i, t in enumerate(ids):
+            if not is_token_id(t):
+                raise id_error(i, t)
+            out.append(int(t))
     return out
+
+
+def id_error(position: int, value: object) -> ValueError:
+    """The one message for a bad token id at ``position``: not an integer, or outside the vocabulary."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return ValueError(f"token {position} is {value!r}, not an integer id (ids are ints 0..{N_VOCAB - 1})")
+    return ValueError(f"token {position} is {value}, outside the o200k_harmony vocabulary 0..{N_VOCAB - 1}")
 
 
 def special_by_id(token_id: int) -> SpecialToken | None:
@@ -153,7 +174,7 @@ def _load() -> tiktoken.Encoding:
         if path.is_file():
             return tiktoken.Encoding(
                 name="o200k_harmony",
-                pat_str=_PAT_STR,
+                pat_str=PAT_STR,
                 mergeable_ranks=_ranks_from_file(path),
                 special_tokens={t.literal: t.id for t in SPECIAL_TOKENS},
             )
@@ -180,3 +201,31 @@ def encoding() -> tiktoken.Encoding:
             if _encoding is None:
                 _encoding = _load()
     return _encoding
+
+
+def encode(text: str) -> list[int]:
+    """Harmony text as token ids, every ``<|...|>`` spelling of a special token becoming its id.
+
+    The one place text is encoded with special tokens allowed (plain ``encoding().encode``
+    refuses them).
+
+    >>> encode("<|start|>assistant<|message|>Hi<|end|>")
+    [200006, 173781, 200008, 12194, 200007]
+    """
+    return encoding().encode(text, allowed_special="all")
+
+
+def char_starts(pieces: Sequence[bytes]) -> np.ndarray:
+    """Where each piece of UTF-8 (a token's bytes) starts in the joined text, in characters, plus the total at the end.
+
+    >>> char_starts([b"a", "é".encode(), b"b"]).tolist()
+    [0, 1, 2, 3]
+    """
+    import numpy as np
+
+    lengths = np.fromiter((len(b) for b in pieces), dtype=np.int64, count=len(pieces))
+    byte_starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    data = np.frombuffer(b"".join(pieces), dtype=np.uint8)
+    # A character starts at every byte that is not a UTF-8 continuation byte.
+    leads = np.concatenate([[0], np.cumsum((data & 0xC0) != 0x80)])
+    return leads[byte_starts]

@@ -6,7 +6,9 @@ from pathlib import Path
 
 LENS = Path(__file__).resolve().parents[1] / "harmony_viz" / "data" / "server_lens"
 STREAMS = LENS / "streams"
-CAPTURES = LENS / "captures"
+CAPTURES = LENS / "captures" / "vllm"
+LLAMA_CAPTURES = LENS / "captures" / "llama.cpp"
+SGLANG_CAPTURES = LENS / "captures" / "sglang"
 REQUEST = LENS / "request.json"
 APIS = ("chat", "chat-stream", "responses", "responses-stream")
 
@@ -20,6 +22,11 @@ CHAT_CODES = {
     "no-channel": {"text-dropped"},
     "stripped-control-tokens": {"reasoning-in-content"},
     "bare-name-call": {"arguments-reserialized"},
+    "capitalised-channel": {"text-dropped"},
+    "clean-final": {"field-name"},
+    "preamble-then-final": set(),  # "Let me think.\nDone."
+    "analysis-cut-off": {"field-name"},
+    "builtin-python-call": {"field-name"},  # the python call comes back as reasoning, as ours
 }
 
 

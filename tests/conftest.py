@@ -50,13 +50,23 @@ def reference_encoding():
     return openai_harmony.load_harmony_encoding(openai_harmony.HarmonyEncodingName.HARMONY_GPT_OSS)
 
 
-# ---- the vLLM replay server (tests marked `server`; see tests/_server.py) ----
+# ---- the replay servers (tests marked `server`; see tests/_server.py) ----
 @pytest.fixture(scope="session")
 def replay_server(tmp_path_factory: pytest.TempPathFactory):
-    """One replay server for the session: its base URL is ``.url``; stopped with SIGTERM at the end."""
+    """One vLLM replay server for the session: its base URL is ``.url``; stopped with SIGTERM at the end."""
     import _server
 
-    server = _server.start(tmp_path_factory.mktemp("vllm") / "server.log")
+    server = _server.start(tmp_path_factory.mktemp("vllm") / "server.log", "vllm")
+    yield server
+    _server.stop(server)
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory):
+    """One llama.cpp replay server for the session (the tiny GGUF, the gpt-oss template); stopped with SIGTERM at the end."""
+    import _server
+
+    server = _server.start(tmp_path_factory.mktemp("llama") / "server.log", "llama.cpp")
     yield server
     _server.stop(server)
 

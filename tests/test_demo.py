@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harmony_viz.cli import main
-from harmony_viz.cli._demo import REPLAY_SAMPLE, demo_paths, replay_tokens
+from harmony_viz.cli import REPLAY_SAMPLE, demo_paths, main, replay_tokens
 from harmony_viz.data import sample_path
 
 

@@ -10,14 +10,12 @@ import harmony_viz
 
 # Modules that only import inside a vLLM venv (the logits processor vLLM loads by name).
 _NEEDS_VLLM = {"harmony_viz.servers.vllm_script"}
-# Deprecated import paths: importing them warns, and they hold no examples of their own.
-_DEPRECATED = {"harmony_viz.widget", "harmony_viz.html"}
 
 
 def _modules() -> list[str]:
     names = [harmony_viz.__name__]
     for info in pkgutil.walk_packages(harmony_viz.__path__, prefix="harmony_viz."):
-        if info.name not in _NEEDS_VLLM | _DEPRECATED and not info.name.endswith("__main__"):
+        if info.name not in _NEEDS_VLLM and not info.name.endswith("__main__"):
             names.append(info.name)
     return sorted(names)
 

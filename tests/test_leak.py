@@ -207,13 +207,3 @@ def test_detector_and_repair_never_raise_and_escaped_text_never_trips_h(text, su
     assert report.leak == (("T" in report.signals) if surface == "tool_arg" else any("H" in f.letters or len(f.letters) > 1 for f in report.findings))
     assert "H" not in detect_leak(escape(text), surface).signals
     repair_reasoning_leak(text)
-
-
-def test_docstring_examples():
-    import doctest
-
-    from harmony_viz.leak import _detect, _escape, _repair
-
-    for module in (_detect, _escape, _repair):
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -35,15 +35,21 @@ def files(tmp_path):
 def test_lint_prints_diagnostics_and_exits_0(files, capsys):
     assert main(["lint", str(files / "completion.txt"), "--role", "assistant", "--tools", str(files / "tools.json")]) == 0
     out = capsys.readouterr()
-    assert out.out == json.dumps({"diagnostics": [UNDECLARED]}) + "\n"
-    assert out.err == ""
+    assert out.out == json.dumps({"diagnostics": [UNDECLARED], "unit": "chars"}) + "\n"
+    path = files / "completion.txt"
+    assert out.err.splitlines() == [
+        f"read {path} as Harmony text",
+        f"{path}:1:1: error undeclared-tool {UNDECLARED['message']}",
+        "  " + CALL,
+        "  ^" + "~" * (UNDECLARED["end"] - 1),
+    ]
 
 
 def test_strict_exits_1_on_findings_and_0_when_clean(files, capsys):
     args = ["--role", "assistant", "--tools", str(files / "tools.json"), "--strict"]
     assert main(["lint", str(files / "completion.txt"), *args]) == 1
     assert main(["lint", str(files / "clean.txt"), *args]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == '{"diagnostics": []}'
+    assert capsys.readouterr().out.splitlines()[-1] == '{"diagnostics": [], "unit": "chars"}'
 
 
 def test_strict_ignores_info(files, capsys):
@@ -88,7 +94,7 @@ def test_conversation_json_is_rendered_and_its_tools_used(tmp_path, capsys):
         (["lint", "{f}/completion.txt", "--tools", "{f}/missing.json"], "harmony-viz lint: {f}/missing.json: no such file\n"),
         (["lint", "{f}/completion.txt", "--tools", "{f}/completion.txt"], "harmony-viz lint: --tools {f}/completion.txt: not JSON (Expecting value, line 1 column 1); expected an OpenAI tools array\n"),
         (["lint", "{f}/completion.txt", "--tools", "{f}/bad_tools.json"], "harmony-viz lint: --tools {f}/bad_tools.json: tools[0] has no function name; expected {{\"type\": \"function\", \"function\": {{\"name\": …}}}}\n"),
-        (["lint", "{f}/floats.json"], "harmony-viz lint: {f}/floats.json: a JSON array, but not of token ids (non-negative integers); pass Harmony text, token ids or conversation JSON\n"),
+        (["lint", "{f}/floats.json"], "harmony-viz lint: {f}/floats.json: token 0 is 1.5, not an integer id (ids are ints 0..201087)\n"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(files, capsys, argv, err):

@@ -203,7 +203,7 @@ def test_bad_typescript_names_the_line():
         tools_from_typescript("namespace functions {\ntype f = (_: {\nwhen: Date,\n}) => any;\n} // namespace functions")
 
 
-@pytest.mark.parametrize("module", ["harmony_viz._lint", "harmony_viz._lint._typescript"])
+@pytest.mark.parametrize("module", ["harmony_viz._lint"])  # the private modules' examples run in test_doctests
 def test_docstring_examples(module):
     import doctest
     import importlib

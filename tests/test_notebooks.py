@@ -38,8 +38,10 @@ def notebook_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         mp.delenv("HARMONY_VIZ_MODEL", raising=False)
         mp.setenv("TMPDIR", str(tmp))
         mp.setenv("HF_HUB_OFFLINE", "1")
-        # notebook 05 reads the shipped vLLM captures here; tests/test_server_live.py runs it against the shared server
+        # notebook 05 reads the three engines' shipped captures here; tests/test_server_live.py runs it against the shared server
         mp.delenv("HARMONY_VIZ_VLLM_URL", raising=False)
+        mp.delenv("HARMONY_VIZ_LLAMA_CPP_URL", raising=False)
+        mp.setenv("HARMONY_VIZ_SGLANG_PYTHON", "/nonexistent/sglang-python")
         mp.setenv("HARMONY_VIZ_START_SERVER", "0")
         # notebook 06 uses the shipped template outputs here; the live template run is its own test
         mp.delenv("HARMONY_VIZ_CHAT_TEMPLATE", raising=False)
@@ -188,22 +190,25 @@ def test_recording_notebook_records_charts_and_replays_on_cpu(run_notebook, note
 
 
 @pytest.mark.slow
-def test_server_lens_tables_the_shipped_vllm_captures_and_shows_the_server_tab(run_notebook) -> None:
+def test_server_lens_tables_three_engines_and_shows_the_engine_selector(run_notebook) -> None:
     from harmony_viz.servers import lens
 
     nb = run_notebook("05_server_lens.ipynb")
     _no_errors(nb)
     text = _text(nb)
-    assert "offline: the shipped captures of vLLM 0.32.0" in text
-    results = list(lens.check_captures(lens.shipped_captures()))
+    for engine in ("vllm", "llama.cpp", "sglang"):
+        assert f"{engine}: offline: the shipped captures" in text
+    results = [r for engine in ("vllm", "llama.cpp", "sglang") for r in lens.check_captures(lens.shipped_captures(engine))]
     n = sum(len(r.discrepancies) for r in results)
     assert f"{len(results)} checks, {n} discrepancies" in text
     replays = _replays(nb)
     assert len(replays) == 2
-    seed, stripped = (r["_meta"]["server"]["checks"] for r in replays)
-    assert [c["api"] for c in seed] == ["chat", "chat-stream", "responses", "responses-stream"]
-    assert not any(d["severity"] == "error" for c in seed for d in c["discrepancies"])
-    assert all("reasoning-in-content" in {d["code"] for d in c["discrepancies"]} for c in stripped)
+    seed, doubled = (r["_meta"]["server"]["checks"] for r in replays)
+    assert [(c["engine"], c["api"]) for c in seed][:5] == [("vllm", "chat"), ("vllm", "chat-stream"), ("vllm", "responses"), ("vllm", "responses-stream"),
+                                                          ("llama.cpp", "chat")]
+    assert {c["engine"] for c in doubled} == {"vllm", "llama.cpp", "sglang"}
+    errors = {(c["engine"], c["api"]): {d["code"] for d in c["discrepancies"] if d["severity"] == "error"} for c in doubled}
+    assert errors[("vllm", "chat")] == {"text-dropped"} and errors[("sglang", "chat")] == {"reasoning-in-content"} and errors[("llama.cpp", "chat")] == set()
 
 
 def test_committed_notebooks_carry_no_outputs() -> None:

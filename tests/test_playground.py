@@ -10,14 +10,18 @@ import numpy as np
 import pytest
 import traitlets
 
-from harmony_viz._playground import PRESETS, PlaygroundWidget, playground
-from harmony_viz._playground._convert import conversation_from_scan, render
+from harmony_viz._playground import PRESETS, PlaygroundWidget, conversation_from_scan, playground
 from harmony_viz.data import sample_path
-from harmony_viz.render import Conversation, Message, RenderError
+from harmony_viz.render import Conversation, Message, RenderError, RenderOptions, render_conversation_for_training
 from harmony_viz.runs import load_runs
 from harmony_viz.scanner import scan
 
 CONVERSATION_PRESETS = [n for n, p in PRESETS.items() if isinstance(p.load(), Conversation)]
+
+
+def render(conversation: Conversation) -> list[int]:
+    """What the playground renders: every message kept (no analysis dropped), training form."""
+    return render_conversation_for_training(conversation, options=RenderOptions(drop_analysis=False))
 STREAM_PRESETS = [n for n in PRESETS if n not in CONVERSATION_PRESETS]
 
 # A stream as models write it: recipient after the channel, and no <|message|> after the last header.
@@ -89,12 +93,13 @@ def test_messages_tokens_messages_on_conversation_presets(name: str, reference_e
 
 @pytest.mark.parametrize("name", STREAM_PRESETS)
 def test_sample_streams_are_kept_then_an_edit_renders(name: str, reference_encoding) -> None:
-    from harmony_viz._playground._presets import _sample_tokens
+    from harmony_viz.inputs import read
 
     w = playground(preset=name)
-    raw = list(_sample_tokens(*{"sample-missing-message": ("finding5_runs/cyberthreat-24.json", 0),
-                                "sample-bad-channel": ("findings-tournament.json", 19),
-                                "sample-call-ended-by-end": ("findings-tournament.json", 13)}[name]))
+    file, index = {"sample-missing-message": ("finding5_runs/cyberthreat-24.json", 0),
+                   "sample-bad-channel": ("findings-tournament.json", 19),
+                   "sample-call-ended-by-end": ("findings-tournament.json", 13)}[name]
+    raw = list(read(load_runs(sample_path(file), progress=False)[index]).stream().ids)
     assert w.tokens == raw and w.origin == "tokens"
     assert any(d["severity"] in ("error", "warning") and d["source"] == "scanner" for d in w.diagnostics)
     # the reference parser refuses these streams: that is why they are presets
@@ -221,7 +226,7 @@ def test_python_errors_name_the_fix(widget: PlaygroundWidget) -> None:
         widget.conversation = [{"role": "robot", "name": None, "content": []}]
     with pytest.raises(KeyError, match="known presets: plain-chat"):
         widget.load_preset("nope")
-    with pytest.raises(RenderError, match="unknown role 'robot'"):
+    with pytest.raises(ValueError, match="the dict given: messages\\[0\\].role: unknown role 'robot'"):  # the reader's InputError
         playground({"messages": [{"role": "robot", "name": None, "content": []}]})
     with pytest.raises(RenderError, match="a tool message needs an author name"):
         playground([Message.from_role_and_content("tool", "42")])

@@ -13,7 +13,7 @@ from pathlib import Path
 from _js import node, run_node_tests
 
 from harmony_viz import playground
-from harmony_viz._playground._convert import parse_ids_text
+from harmony_viz._playground import parse_ids_text
 
 UNIT_TESTS = 9  # the fixed-input tests in playground.test.mjs
 FIXTURE_TESTS = 4  # the tests that read HV_PG_FIXTURES

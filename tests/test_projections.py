@@ -280,7 +280,7 @@ def test_classify_recipient():
 
 def test_seed_001_usage_fixed_counts_only_analysis_as_reasoning():
     u = usage(events_of(SEED_001))
-    assert u.units == "tokens"
+    assert u.unit == "tokens"
     assert u.reasoning_tokens == ntok(ANALYSIS)
     assert u.by_kind["preamble"] == ntok(PREAMBLE)
     assert u.by_kind["tool_call"] == ntok(CALL_ARGS)
@@ -316,7 +316,7 @@ def test_usage_from_character_spans_encodes_the_text():
 
     char_events = [to_chars(e) for step in reference_steps(tokens) for e in step]
     u = usage(char_events)
-    assert u.units == "chars"
+    assert u.unit == "chars"
     assert u.reasoning_tokens == ntok(ANALYSIS)
     assert u.by_kind["preamble"] == ntok(PREAMBLE)
 
@@ -496,13 +496,3 @@ def test_real_rft_transcripts(corpus_dir):
         assert message_of(chat)["reasoning_content"] == "\n".join(analysis)
         u = usage([e for s in steps for e in s])
         assert u.reasoning_tokens == sum(ntok(t) for t in analysis)
-
-
-def test_docstring_examples():
-    import doctest
-
-    from harmony_viz.projections import _projector, _turn
-
-    for module in (_projector, _turn):
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -448,8 +448,7 @@ def test_playground_follows_the_rule():
 
 
 def test_stats_follow_the_rule(tmp_path):
-    from harmony_viz.runs import run_usage
-    from harmony_viz.runs._text import run_from_text
+    from harmony_viz.runs import run_from_text, run_usage
 
     usage_ = run_usage(run_from_text(HIDDEN_STREAM, tmp_path / "hidden.txt"))
     by_kind = usage_.output_tokens_by_kind()

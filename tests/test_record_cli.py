@@ -42,7 +42,7 @@ def test_record_writes_runs_that_the_run_loader_reads(tiny_dir: Path, tmp_path: 
     prompts.write_text('# two prompts\nHello there\n\n"Line one\\nline two"\n')
     out = tmp_path / "runs.jsonl"
     args = ["record", "--model", str(tiny_dir), "--prompts", str(prompts), "--effort", "low,high", "--max-new-tokens", "3"]
-    code = main([*args, "--temperature", "0", "--tools", "demo", "--out", str(out), "--no-progress", "--seed", "7"])
+    code = main([*args, "--temperature", "0", "--demo-tools", "-o", str(out), "--no-progress", "--seed", "7"])
     assert code == 0
     err = capsys.readouterr().err
     assert err.endswith(f"recorded 4 run(s) to {out} (4 token_limit); next: harmony-viz stats {out}\n")
@@ -55,13 +55,26 @@ def test_record_writes_runs_that_the_run_loader_reads(tiny_dir: Path, tmp_path: 
         assert r.metadata.seed == 7 and r.metadata.sampling["temperature"] == 0 and r.metadata.extra["tools"] == ["calculator", "get_weather"]
 
 
+def test_both_recorders_read_a_prompt_line_s_id_effort_and_tools(tiny_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The transformers recorder reads prompts files as the server recorder does: a line's id, effort and tools win."""
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text('{"id": "add", "prompt": "What is 2 + 2?", "reasoning_effort": "high", "tools": "demo"}\nName a colour.\n')
+    out = tmp_path / "runs.jsonl"
+    argv = ["record", "--model", str(tiny_dir), "--prompts", str(prompts), "--effort", "low", "--max-new-tokens", "2", "--temperature", "0"]
+    assert main([*argv, "-o", str(out), "--no-progress"]) == 0
+    runs = load_runs(out)
+    seen = [(r.id.split("-", 1)[1], r.metadata.reasoning_effort, r.metadata.extra["tools"]) for r in runs]
+    assert seen == [("add-high", "high", ["calculator", "get_weather"]), ("p00001-low", "low", [])]
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
         (["--model", "./no/such/model", "--prompt", "Hi"], "no model folder './no/such/model'; create one with `harmony-viz make-tiny-model ./no/such/model` or pass a hub id such as openai/gpt-oss-20b"),
         (["--prompt", "Hi", "--effort", "extreme"], "unknown reasoning effort 'extreme'; expected one of low, medium, high"),
         (["--prompt", "Hi", "--max-new-tokens", "0"], "--max-new-tokens must be at least 1, got 0"),
-        (["--prompts", "EMPTY"], "EMPTY: no prompts found; write one prompt a line"),
+        (["--prompts", "EMPTY"], 'EMPTY: no prompts found; write one prompt a line, as text or JSON, e.g. {"prompt": "What is 2 + 2?"}'),
+        (["--prompt", "Hi", "--tools", "demo"], "--tools names a TOOLS.json (as in lint and parse), not a tool set: record with the demo tools is --demo-tools (got --tools demo)"),
         (["--prompt", "Hi", "--temperature", "-1"], "temperature must be ≥ 0, got -1.0"),
     ],
 )

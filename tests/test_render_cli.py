@@ -9,7 +9,7 @@ import openai_harmony as oh
 import pytest
 
 from harmony_viz.cli import main
-from harmony_viz.cli._render import detect_form
+from harmony_viz.inputs import conversation_form
 
 HARMONY_DOC = {
     "messages": [
@@ -41,11 +41,12 @@ def _reference_ids(ref_enc, doc: dict, *, completion: bool = False) -> list[int]
 
 
 def test_prints_exactly_the_rendered_text(write, capsys, reference_encoding):
-    assert main(["render", write(HARMONY_DOC)]) == 0
+    path = write(HARMONY_DOC)
+    assert main(["render", path]) == 0
     out = capsys.readouterr()
     assert out.out == reference_encoding.decode(_reference_ids(reference_encoding, HARMONY_DOC))
     assert out.out == "<|start|>user<|message|>What is 2+2?<|end|><|start|>assistant<|channel|>final<|message|>4<|end|>"
-    assert out.err == ""
+    assert out.err == f"read {path} as Harmony conversation JSON\n"
 
 
 def test_tokens_and_for_completion(write, capsys, reference_encoding):
@@ -56,9 +57,28 @@ def test_tokens_and_for_completion(write, capsys, reference_encoding):
 
 
 def test_reads_standard_input(monkeypatch, capsys):
-    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps({"messages": [{"role": "user", "content": "Hi"}]})))
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(HARMONY_DOC)))
     assert main(["render", "-"]) == 0
-    assert capsys.readouterr().out == "<|start|>user<|message|>Hi<|end|>"
+    out = capsys.readouterr()
+    assert out.out.startswith("<|start|>user<|message|>What is 2+2?<|end|>")
+    assert out.err == "read standard input as Harmony conversation JSON\n"
+
+
+def test_plain_messages_render_as_a_chat_completions_request(write, capsys):
+    """A plain {"messages": [{role, content}]} is what gpt-oss gets from a server: system message, then the user's."""
+    path = write({"messages": [{"role": "user", "content": "Hi"}]}, "req.json")
+    assert main(["render", path]) == 0
+    out = capsys.readouterr()
+    assert out.out.startswith("<|start|>system<|message|>You are ChatGPT") and out.out.endswith("<|start|>user<|message|>Hi<|end|>")
+    assert out.err == f"read {path} as a Chat Completions request\n"
+
+
+def test_neither_form_is_read_as_chat_and_said(write, capsys):
+    path = write({"messages": []})
+    assert main(["render", path]) == 0
+    out = capsys.readouterr()
+    assert out.out.startswith("<|start|>system<|message|>")
+    assert out.err == f"read {path} as a Chat Completions request (nothing in it marks either form; --from harmony reads it as Harmony conversation JSON)\n"
 
 
 def test_chat_request_is_detected(write, capsys):
@@ -79,35 +99,37 @@ def test_from_overrides_detection(write, capsys):
 @pytest.mark.parametrize(
     ("doc", "form"),
     [
-        ({"messages": [{"role": "user", "content": "x"}]}, "harmony"),
-        ({"messages": [{"role": "assistant", "content": "x", "channel": "final"}]}, "harmony"),
-        ({"messages": [{"role": "assistant", "content": "x", "recipient": "functions.f"}]}, "harmony"),
-        ({"messages": [{"role": "assistant", "content": "x", "content_type": "json"}]}, "harmony"),
-        ({"messages": [{"author": {"role": "user"}, "content": "x"}]}, "harmony"),
-        ({"messages": [{"role": "system", "content": [{"type": "system_content"}]}]}, "harmony"),
-        ({"messages": [{"role": "developer", "content": [{"type": "developer_content"}]}]}, "harmony"),
-        ({"model": "m", "messages": []}, "chat"),
-        ({"tools": [], "messages": []}, "chat"),
-        ({"reasoning_effort": "low", "messages": []}, "chat"),
-        ({"messages": [{"role": "assistant", "tool_calls": []}]}, "chat"),
-        ({"messages": [{"role": "tool", "tool_call_id": "c", "content": "x"}]}, "chat"),
-        # Harmony markers win: a Harmony document may still carry a model name.
-        ({"model": "m", "messages": [{"role": "assistant", "content": "x", "channel": "final"}]}, "harmony"),
-        ([1, 2], "harmony"),
+        ({"messages": [{"role": "user", "content": [{"type": "text", "text": "x"}]}]}, ("chat", "nothing in it marks either form")),
+        ({"messages": [{"role": "user", "content": "x"}]}, ("chat", "")),
+        ({"messages": [{"role": "assistant", "content": [], "channel": "final"}]}, ("conversation", "")),
+        ({"messages": [{"role": "assistant", "content": [], "recipient": "functions.f"}]}, ("conversation", "")),
+        ({"messages": [{"role": "assistant", "content": [], "content_type": "json"}]}, ("conversation", "")),
+        ({"messages": [{"role": "system", "content": [{"type": "system_content"}]}]}, ("conversation", "")),
+        ({"messages": [{"role": "developer", "content": [{"type": "developer_content"}]}]}, ("conversation", "")),
+        ({"model": "m", "messages": []}, ("chat", "nothing in it marks either form")),
+        ({"tools": [{"type": "function", "function": {"name": "f"}}], "messages": []}, ("chat", "")),
+        ({"messages": [{"role": "assistant", "tool_calls": []}]}, ("chat", "")),
+        ({"messages": [{"role": "tool", "tool_call_id": "c"}]}, ("chat", "")),
+        ({"messages": [{"role": "assistant", "reasoning_content": "r"}]}, ("chat", "")),
+        ({"messages": [{"role": "assistant", "thinking": "r"}]}, ("chat", "")),
+        ({"messages": [{"role": "assistant", "reasoning": "r"}]}, ("chat", "")),
+        # Both forms' marks: a Chat Completions request, said so.
+        ({"messages": [{"role": "assistant", "content": "x", "channel": "final"}]}, ("chat", "it has marks of both forms")),
     ],
 )
 def test_detection_rules(doc, form):
-    assert detect_form(doc) == form
+    assert conversation_form(doc) == form
 
 
 @pytest.mark.parametrize(
     ("text", "line"),
     [
-        ('{"messages": [', "{path}: invalid JSON at line 1 column 15: Expecting value"),
-        ('{"messages": [{"role": "bot", "content": "x"}]}', "messages[0].role: unknown role 'bot'; expected one of user, assistant, system, developer, tool"),
-        ('{"messages": [{"role": "tool", "content": "x"}]}', "messages[0].name: a tool message needs an author name, the tool that answers (e.g. 'functions.get_weather')"),
-        ("[1]", "conversation: expected an object, got an array"),
-        ('{"model": "m", "messages": [{"role": "tool", "tool_call_id": "z", "content": "x"}]}', "messages[0].tool_call_id: no assistant tool call has id 'z'; a tool result must answer an earlier tool_calls entry"),
+        ('{"messages": [', "{path}: invalid JSON at line 1, column 15: Expecting value"),
+        ('{"messages": [{"role": "bot", "content": "x"}]}', "{path}: messages[0].role: unknown role 'bot'; expected one of system, developer, user, assistant, tool"),
+        ('{"messages": [{"role": "tool", "content": [], "channel": null}]}',
+         "{path}: messages[0].name: a tool message needs an author name, the tool that answers (e.g. 'functions.get_weather')"),
+        ("[1]", "{path}: token ids, not a conversation; give Harmony conversation JSON or a Chat Completions request"),
+        ('{"model": "m", "messages": [{"role": "tool", "tool_call_id": "z", "content": "x"}]}', "{path}: messages[0].tool_call_id: no assistant tool call has id 'z'; a tool result must answer an earlier tool_calls entry"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(write, capsys, text, line):

@@ -13,9 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harmony_viz.data import SAMPLE_FILES, sample_path, sample_paths
-from harmony_viz.runs import Run, RunMetadata, append_run, load_file, load_runs, save_runs
-from harmony_viz.runs._markdown import split_completion
-from harmony_viz.runs._model import effort_from_text, normalise_effort
+from harmony_viz.runs import Run, RunMetadata, append_run, effort_from_text, load_file, load_runs, normalise_effort, save_runs, split_completion
 from harmony_viz.scanner import Diagnostic
 
 
@@ -124,13 +122,13 @@ def test_token_id_array_is_a_completion(tmp_path, enc):
     assert run.completion_token_ids == tuple(ids) and run.prompt_token_ids == () and not run.diagnostics
 
 
-def test_token_ids_out_of_vocabulary_are_dropped_with_a_diagnostic(tmp_path):
+def test_token_ids_out_of_vocabulary_make_the_file_unreadable(tmp_path):
+    """One id check everywhere: an ids file with an id out of range is not read (no run with ids silently dropped)."""
     path = tmp_path / "ids.json"
     path.write_text(json.dumps([200005, 17196, 999999, 200008, -3]))
     (run,) = load_runs(path)
-    assert run.completion_token_ids == (200005, 17196, 200008)
-    assert run.diagnostics[0].code == "load.bad-token-ids"
-    assert "2 of 5 entries are not token ids in 0..201087 (first: 999999)" in run.diagnostics[0].message
+    assert run.completion_token_ids == () and run.diagnostics[0].code == "load.bad-token-ids"
+    assert run.load_error == f"{path}: token 2 is 999999, outside the o200k_harmony vocabulary 0..201087; file skipped"
 
 
 # ---- Markdown trial transcripts -------------------------------------------------------------------

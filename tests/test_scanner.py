@@ -10,7 +10,8 @@ import json
 
 import pytest
 
-from harmony_viz.scanner import ContentDelta, Diagnostic, MessageEnd, MessageStart, Scanner, Snapshot, ToolCallEnd, ToolCallStart, scan
+from harmony_viz.findings import Finding, Span
+from harmony_viz.scanner import ContentDelta, Diagnostic, MessageEnd, MessageStart, Scanner, Snapshot, ToolCallEnd, ToolCallStart, event_to_json, scan
 
 
 def codes(result) -> dict[str, str]:
@@ -437,7 +438,9 @@ def test_unknown_role_argument_names_the_choices():
 
 def test_diagnostic_json_shape():
     d = scan("<|end|>").diagnostics[0]
-    assert d == Diagnostic("unexpected-stop", "error", "<|end|> where a message start was expected; ignored", 0, 7)
+    assert d == Diagnostic("unexpected-stop", "error", "<|end|> where a message start was expected; ignored", Span(0, 7))
+    assert isinstance(d, Finding) and (d.start, d.end) == (0, 7)  # the shared finding shape: code, severity, message, where
+    assert event_to_json(d) == {"type": "diagnostic", **d.to_json()}
     assert d.to_json() == {"code": "unexpected-stop", "severity": "error", "message": "<|end|> where a message start was expected; ignored", "start": 0, "end": 7}
 
 

@@ -7,34 +7,37 @@ from pathlib import Path
 
 import pytest
 
+from harmony_viz.tokens import encode
+
 GOLDEN = Path(__file__).parent / "golden"
 
 
 @pytest.mark.parametrize("name", ["scan_role_section_call", "scan_missing_message"])
 def test_parse_messages_golden(name, cli):
-    rc, out, err = cli("parse", str(GOLDEN / f"{name}.txt"))
-    assert (rc, err) == (0, "")
+    path = str(GOLDEN / f"{name}.txt")
+    rc, out, err = cli("parse", path)
+    assert rc == 0 and err.startswith(f"read {path} as Harmony text\n")
     assert out == (GOLDEN / f"{name}.json").read_text(encoding="utf-8")
 
 
 def test_parse_events_from_ids_on_stdin(cli):
     rc, out, err = cli("parse", "-", "--output", "events", stdin="[200006, 173781, 200005, 17196, 200008, 12194, 200002]")
-    assert (rc, err) == (0, "")
+    assert (rc, err) == (0, "read standard input as token ids\n")
     assert out.splitlines() == [
-        '{"type": "message_start", "message": 0, "role": "assistant", "name": null, "recipient": null, "channel": "final", "content_type": null, "kind": "final", "start": 0, "end": 5}',
-        '{"type": "content_delta", "message": 0, "kind": "final", "text": "Hi", "start": 5, "end": 6}',
-        '{"type": "message_end", "message": 0, "terminator": "<|return|>", "start": 6, "end": 7}',
+        '{"type": "message_start", "message": 0, "role": "assistant", "name": null, "recipient": null, "channel": "final", "content_type": null, "kind": "final", "start": 0, "end": 5, "unit": "tokens"}',
+        '{"type": "content_delta", "message": 0, "kind": "final", "text": "Hi", "start": 5, "end": 6, "unit": "tokens"}',
+        '{"type": "message_end", "message": 0, "terminator": "<|return|>", "start": 6, "end": 7, "unit": "tokens"}',
     ]
 
 
 def test_parse_completion_role(cli):
     rc, out, _ = cli("parse", "-", "--role", "assistant", stdin="<|channel|>final<|message|>4<|return|>")
     assert rc == 0
-    assert out == '{"messages": [{"role": "assistant", "name": null, "content": [{"type": "text", "text": "4"}], "channel": "final"}], "diagnostics": []}\n'
+    assert out == '{"messages": [{"role": "assistant", "name": null, "content": [{"type": "text", "text": "4"}], "channel": "final"}], "diagnostics": [], "unit": "chars"}\n'
 
 
 def test_parse_empty_input_is_valid(cli):
-    assert cli("parse", "-", stdin="") == (0, '{"messages": [], "diagnostics": []}\n', "")
+    assert cli("parse", "-", stdin="") == (0, '{"messages": [], "diagnostics": [], "unit": "chars"}\n', "read standard input as Harmony text (empty)\n")
 
 
 def test_chunk_seed_does_not_change_messages(corpus_dir, tmp_path, enc, cli):
@@ -61,9 +64,9 @@ def test_strict_exits_1_on_errors(cli):
 @pytest.mark.parametrize(
     ("stdin", "message"),
     [
-        ("[200006, 300000]", "harmony-viz parse: standard input: token 1 is 300000, outside the o200k_harmony vocabulary 0..201087; give a JSON array of token ids, or Harmony text\n"),
-        ("[-3]", "harmony-viz parse: standard input: token 0 is -3, outside the o200k_harmony vocabulary 0..201087; give a JSON array of token ids, or Harmony text\n"),
-        ('[1, "two"]', "harmony-viz parse: standard input: token 1 is 'two', not an integer id (ids are ints 0..201087); give a JSON array of token ids, or Harmony text\n"),
+        ("[200006, 300000]", "harmony-viz parse: standard input: token 1 is 300000, outside the o200k_harmony vocabulary 0..201087\n"),
+        ("[-3]", "harmony-viz parse: standard input: token 0 is -3, outside the o200k_harmony vocabulary 0..201087\n"),
+        ('[1, "two"]', "harmony-viz parse: standard input: token 1 is 'two', not an integer id (ids are ints 0..201087)\n"),
     ],
 )
 def test_bad_ids_exit_2_with_one_line(stdin, message, cli):
@@ -84,8 +87,9 @@ def test_projection_outputs_print_what_projections_return(output, cli):
 
     text = "<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Hi<|return|>"
     rc, out, err = cli("parse", "-", "--role", "assistant", "--output", output, stdin=text)
-    assert (rc, err) == (0, "")
+    assert (rc, err) == (0, "read standard input as Harmony text\n")
     scanner = Scanner(role="assistant")
-    expected = projections.project_for_cli(output, [scanner.feed(text), scanner.flush()], legacy_vllm=False)
+    ids = encode(text)  # a projection scans the ids: its usage counts tokens
+    expected = projections.project_for_cli(output, [scanner.feed(ids), scanner.flush()], legacy_vllm=False)
     lines = [json.loads(line) for line in out.splitlines()]
     assert lines == (expected if output.endswith("-stream") else [expected])

@@ -64,8 +64,8 @@ def test_doubled_header_keeps_the_first_valid_channel():
 
 
 def test_one_message_record_for_every_reader(enc, tmp_path):
-    """scan(), the trace, the lints and the run statistics all read the scanner's Message (issue 16)."""
-    from harmony_viz._lint._view import build_views
+    """scan(), the trace, the lints, the run statistics and the template lens all read the scanner's Message (issues 16, 22)."""
+    from harmony_viz._lint import build_views
     from harmony_viz.runs import Run, run_usage
     from harmony_viz.scanner import Message
     from harmony_viz.trace import Trace
@@ -75,14 +75,26 @@ def test_one_message_record_for_every_reader(enc, tmp_path):
     ids = enc.encode(text, allowed_special="all")
     scanned = scan(ids).messages
     traced = Trace.build(ids, "every:3").messages
-    viewed = build_views(scan(ids), chars=False)
+    viewed = build_views(scan(ids), unit="tokens")
     sized = run_usage(Run(id="x", text=text)).messages
-    for records in (scanned, traced, viewed, sized):
+    from harmony_viz.templates import read_side
+
+    side = read_side(ids).messages
+    assert [(r.is_call, r.is_preamble, r.is_tool_result) for r in side] == [(m.kind == "tool_call", m.kind == "preamble", False) for m in scanned]
+    for records in (scanned, traced, viewed, sized, [r.message for r in side]):
         assert all(isinstance(m, Message) for m in records)
         assert [(m.role, m.channel, m.kind, m.text, m.start, m.header_end, m.end, m.body) for m in records] == \
                [(m.role, m.channel, m.kind, m.text, m.start, m.header_end, m.end, m.body) for m in scanned]
     call = scanned[-1]
     assert (call.visibility, call.tool_name, call.arguments, call.parsed) == ("call", "f", '{"a":1}', {"a": 1})
+    # The projections' turn holds the same records (the turn after the user: analysis, then the call).
+    from harmony_viz.projections import Projector
+
+    projector = Projector()
+    projector.add(scan(ids).events)
+    turn = projector.turn.messages
+    assert all(isinstance(t.record, Message) for t in turn)
+    assert [(t.record.index, t.record.kind, t.is_reasoning, t.arguments) for t in turn] == [(1, "reasoning", True, None), (2, "tool_call", False, '{"a":1}')]
     assert [m.visibility for m in scanned] == ["other", "reasoning", "call"]
     assert [m.step_started for m in traced][0] == 1 and traced[-1].step_ended == len(Trace.build(ids, "every:3").steps) - 2
     # Spans map back to the text: the body pieces decode to the message text.

@@ -13,10 +13,20 @@ import pytest
 from _lens import CAPTURES, CHAT_CODES, STREAMS, codes
 
 from harmony_viz.cli import main
-from harmony_viz.servers._answer import answer_of
-from harmony_viz.servers._capture import ids_from_logprobs, load_capture
-from harmony_viz.servers._check import check_answer, check_captures, expected_for, read_stream
-from harmony_viz.servers._compare import CODES, compare_stream_final
+from harmony_viz.servers import (
+    CODES,
+    CheckInputError,
+    LaunchError,
+    answer_of,
+    check_answer,
+    check_captures,
+    compare_stream_final,
+    ensure_model,
+    expected_for,
+    ids_from_logprobs,
+    load_capture,
+    read_stream,
+)
 
 SEED = STREAMS / "seed-001.txt"
 
@@ -68,13 +78,13 @@ def test_findings_point_at_the_messages_responsible(shipped) -> None:  # noqa: A
     ids = read_stream(str(STREAMS / "stripped-control-tokens.txt"))
     from harmony_viz.tokens import encoding
 
-    assert encoding().decode(ids[d.where["start"]:d.where["end"]]).startswith("analysis")
+    assert encoding().decode(ids[d.where.start:d.where.end]).startswith("analysis")
     d = next(d for d in shipped[("dangling-header", "chat")].discrepancies if d.code == "control-token-in-content")
     assert ids_at(STREAMS / "dangling-header.txt", d.where) == [200006]
 
 
 def ids_at(path: Path, where: dict) -> list[int]:
-    return read_stream(str(path))[where["start"]:where["end"]]
+    return read_stream(str(path))[where.start:where.end]
 
 
 def test_a_failed_request_is_a_finding_in_the_error_field(shipped) -> None:  # noqa: ANN001
@@ -183,7 +193,8 @@ def test_field_name_is_reported_for_reasoning_under_another_name(seed_ids: list[
 
 
 def test_every_code_has_a_severity_and_a_meaning() -> None:
-    assert len(CODES) == 14 and all(sev in ("error", "warning", "info") and text for sev, text in CODES.values())
+    assert all(sev in ("error", "warning", "info") and text for sev, text in CODES.values())
+    assert CODES["server-error"][0] == "error" and CODES["tool-call-missing"][0] == "error"
 
 
 def test_token_ids_from_logprobs() -> None:
@@ -235,7 +246,7 @@ def test_bad_input_is_one_line_and_exit_2(argv: list[str], message: str, capsys:
 
 
 def test_an_empty_or_out_of_vocabulary_stream_is_refused(tmp_path: Path) -> None:
-    from harmony_viz.servers._check import CheckInputError
+
 
     (tmp_path / "empty.txt").write_text("")
     (tmp_path / "big.json").write_text("[1, 999999]")
@@ -260,7 +271,7 @@ def test_a_shipped_capture_is_a_run_for_html_replay_and_stats(tmp_path: Path, ca
 
 
 def test_a_model_dir_that_holds_something_else_is_refused(tmp_path: Path) -> None:
-    from harmony_viz.servers._launch import LaunchError, ensure_model
+
 
     (tmp_path / "notes.txt").write_text("not a model")
     with pytest.raises(LaunchError, match="holds no servable model"):

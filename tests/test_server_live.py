@@ -10,7 +10,7 @@ import pytest
 from _lens import APIS, CAPTURES, CHAT_CODES, REQUEST, STREAMS, codes
 
 from harmony_viz.cli import main
-from harmony_viz.servers._check import check_captures, check_streams, read_request, read_stream
+from harmony_viz.servers import build_request, check_captures, check_streams, client_for, read_request, read_stream, send
 
 pytestmark = pytest.mark.server
 
@@ -70,7 +70,7 @@ def test_an_http_error_is_a_finding_not_a_failure(replay_server, capsys: pytest.
 
 
 def test_the_script_forces_its_tokens_and_then_lets_the_model_go_on(replay_server) -> None:  # noqa: ANN001
-    from harmony_viz.servers._client import build_request, client_for, send
+
 
     client = client_for(replay_server.url)
     script = [200005, 17196, 200008]  # <|channel|>final<|message|>

@@ -251,7 +251,7 @@ def test_progress_bars_go_to_stderr_when_asked(capsys):
     assert capsys.readouterr().err == ""
 
 
-@pytest.mark.parametrize("module", ["harmony_viz.runs", "harmony_viz.runs._load", "harmony_viz.runs._usage", "harmony_viz.stats", "harmony_viz.charts", "harmony_viz.data"])
+@pytest.mark.parametrize("module", ["harmony_viz.runs", "harmony_viz.stats", "harmony_viz.charts", "harmony_viz.data"])
 def test_docstring_examples_show_real_output(module):
     import doctest
     import importlib

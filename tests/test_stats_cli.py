@@ -71,16 +71,43 @@ def test_table_summary_line_on_the_rag_findings(capsys):
 def test_malformed_lines_do_not_stop_the_batch(tmp_path, capsys):
     path = tmp_path / "runs.jsonl"
     path.write_text('{"id": "a", "text": "<|start|>assistant<|channel|>final<|message|>ok<|end|>"}\nnot json\n')
-    assert main(["stats", str(path), "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
-    assert [(r["id"], r["diagnostic_codes"]) for r in rows] == [("a", []), ("runs#line-2", ["load.bad-json"])]
-    assert rows[1]["reasoning_share"] is None and rows[1]["output_tokens"] == 0
+    assert main(["stats", str(path), "--json"]) == 1
+    captured = capsys.readouterr()
+    assert [r["id"] for r in json.loads(captured.out)] == ["a"]  # the line that could not be read gets no row
+    assert captured.err == f"harmony-viz stats: {path} line 2: not JSON (Expecting value at column 1); line skipped\n"
+
+
+def test_unreadable_files_are_named_get_no_row_and_exit_1(tmp_path, capsys):
+    """Defect: ``stats garbage.bin`` exited 0 with a zero-token run; the error showed only inside --json."""
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(bytes(range(256)) * 4)
+    good = sample_path("finding5_runs/helpful-47.json")
+    assert main(["stats", str(garbage), str(good), str(tmp_path / "gone.json"), "--json"]) == 1
+    captured = capsys.readouterr()
+    assert [r["id"] for r in json.loads(captured.out)] == ["helpful-47"]  # still one JSON array, of the readable runs
+    assert captured.err.splitlines() == [
+        f"harmony-viz stats: {tmp_path / 'gone.json'}: no such file",
+        f"harmony-viz stats: {garbage}: not UTF-8 text (byte 128); file skipped",
+    ]
+    assert main(["stats", str(garbage)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[-1].startswith("0 runs, 0 output tokens")
+    assert captured.err == f"harmony-viz stats: {garbage}: not UTF-8 text (byte 128); file skipped\n"
+
+
+def test_unreadable_files_at_scale_too(tmp_path, capsys):
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(b"\xff\xfe")
+    out = tmp_path / "rows.parquet"
+    assert main(["stats", str(garbage), str(sample_path("rft_outputs.jsonl")), "--parquet", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == f"harmony-viz stats: {garbage}: not UTF-8 text (byte 0); file skipped\n"
+    assert captured.out.startswith(f"wrote 2 runs to {out}")
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["stats", "nope.json"], "harmony-viz stats: nope.json: no such run file; pass a path to a .jsonl, .json, .md or Harmony text file\n"),
         (["stats", "-", "-"], "harmony-viz stats: - (stdin) can be given only once\n"),
         (["stats", "x.json", "--json", "--csv", "-"], "harmony-viz stats: --json and --csv - both write to stdout; give --csv a file name\n"),
     ],
@@ -91,6 +118,8 @@ def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):
     assert captured.err == message and captured.out == ""
 
 
-def test_a_folder_is_refused(tmp_path, capsys):
-    assert main(["stats", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == f"harmony-viz stats: {tmp_path}: is a folder; pass the run files inside it (e.g. {tmp_path}/*.json)\n"
+def test_a_missing_file_or_a_folder_is_named_and_exits_1(tmp_path, capsys):
+    assert main(["stats", "nope.json"]) == 1
+    assert capsys.readouterr() == ("", "harmony-viz stats: nope.json: no such file\n")
+    assert main(["stats", str(tmp_path), "--json"]) == 1
+    assert capsys.readouterr() == ("[]\n", f"harmony-viz stats: {tmp_path}: is a folder; pass the run files inside it (e.g. {tmp_path}/*.json)\n")

@@ -34,7 +34,8 @@ def test_one_request_json(tmp_path, capsys, template_path):
     line = json.loads(capsys.readouterr().out)
     assert line["index"] == 0 and line["identical"] is False
     assert [d["code"] for d in line["differences"]] == ["constrain-missing", "arguments-double-encoded", "tool-result-double-encoded"]
-    assert set(line["differences"][0]) == {"code", "message", "ours", "template"}
+    assert set(line["differences"][0]) == {"code", "severity", "message", "ours", "template"}
+    assert [d["severity"] for d in line["differences"]] == ["warning", "error", "warning"]
 
 
 def test_identical_request_exits_0(tmp_path, capsys, template_path):
@@ -94,8 +95,8 @@ def test_parquet_dataset(tmp_path, capsys, template_path):
     [
         (None, ["--template", "{missing}", "{req}"], "no such file; give a .jinja chat template or a model folder"),
         (None, ["--template", "{tpl}", "{missing}"], "no such file"),
-        ("{bad", ["--template", "{tpl}", "{req}"], "not JSON"),
-        ('{"messages": 3}', ["--template", "{tpl}", "{req}"], "messages: missing or not an array"),
+        ("{bad", ["--template", "{tpl}", "{req}"], "invalid JSON at line 1, column 2"),
+        ('{"messages": 3}', ["--template", "{tpl}", "{req}"], "JSON without a 'messages' list"),
         (json.dumps(PLAIN), ["--template", "{tpl}", "--date", "2025-02-30", "{req}"], "--date: date '2025-02-30' is not YYYY-MM-DD"),
         (json.dumps(request({"role": "assistant", "content": "a", "thinking": "b", "tool_calls": [call("x", "f", "{}")]})),
          ["--template", "{tpl}", "{req}"], "template: refuses this conversation"),

@@ -7,6 +7,7 @@ from _templates import DATE, conversations, real_template
 from hypothesis import assume, event, given
 from hypothesis import strategies as st
 
+from harmony_viz.findings import Sides
 from harmony_viz.templates import CODES, LensError, compare
 
 pytest.importorskip("transformers")
@@ -33,8 +34,9 @@ def test_identical_means_byte_identical_and_quotes_are_real(request, for_complet
         assert d.ours in ours, (d.code, d.ours)
         assert d.template in theirs, (d.code, d.template)
         assert d.ours or d.template
-        if d.ours_span is not None:
-            assert result.ours.quote(*d.ours_span) == d.ours or d.code in ("date-varies", "schema-text", "whitespace")
+        assert d.severity == CODES[d.code][0] and (d.where is None or isinstance(d.where, Sides))
+        if d.where is not None and d.where.ours is not None:
+            assert result.ours.quote(d.where.ours.start, d.where.ours.end) == d.ours or d.code in ("date-varies", "schema-text", "whitespace")
     has_string_args = any(isinstance(c["function"]["arguments"], str) and c["function"]["arguments"]
                           for m in request["messages"] for c in m.get("tool_calls", []))
     if not has_string_args:

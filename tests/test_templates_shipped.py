@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from _templates import real_template
 
-from harmony_viz.templates import render_template
-from harmony_viz.templates._shipped import shipped_outputs, shipped_path
+from harmony_viz.templates import render_template, shipped_outputs, shipped_path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "harmony_viz"
 

@@ -11,9 +11,7 @@ from hypothesis import given
 from harmony_viz._playground import PlaygroundWidget
 from harmony_viz.cli import main
 from harmony_viz.render import RenderError, conversation_from_chat, render_conversation_for_training
-from harmony_viz.templates import ENV_VAR
-from harmony_viz.templates._from_conversation import request_from_conversation
-from harmony_viz.templates._request import ours_request
+from harmony_viz.templates import ENV_VAR, ours_request, request_from_conversation
 from harmony_viz.tokens import encoding
 
 pytest.importorskip("transformers")

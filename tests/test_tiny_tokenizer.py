@@ -9,8 +9,7 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from harmony_viz._record import make_tiny_model  # noqa: E402
-from harmony_viz._record._tokenizer import _merge_of  # noqa: E402
+from harmony_viz.tiny import make_tiny_model, merge_of  # noqa: E402
 from harmony_viz.tokens import SPECIAL_TOKENS, encoding  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -70,6 +69,6 @@ def test_the_model_folder_is_small_and_servable(hf_tokenizer, tmp_path_factory: 
 
 def test_merges_are_rebuilt_from_ranks() -> None:
     ranks = {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4, b"bc": 5}
-    assert _merge_of(ranks, b"abc", 4) == (b"ab", b"c")
+    assert merge_of(ranks, b"abc", 4) == (b"ab", b"c")
     with pytest.raises(ValueError, match="not a merge"):
-        _merge_of({b"a": 0, b"b": 1, b"c": 2, b"abc": 3}, b"abc", 3)
+        merge_of({b"a": 0, b"b": 1, b"c": 2, b"abc": 3}, b"abc", 3)

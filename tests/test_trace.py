@@ -12,8 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harmony_viz.scanner import ContentDelta, MessageEnd, MessageStart, Scanner
-from harmony_viz.trace import Chunking, SourceError, Trace, parse_chunking, tokens_of
-from harmony_viz.trace._chunking import text_chunks, token_chunks
+from harmony_viz.trace import Chunking, Trace, parse_chunking, text_chunks, token_chunks
 
 TOKEN_CHUNKINGS = ["token", "every:3", "every:1000", "random:0", "random:5:2"]
 TEXT_CHUNKINGS = ["chars:1", "chars:7", "bytes:1", "bytes:5", "server", "server:3"]
@@ -125,7 +124,7 @@ def test_every_chunking_replays_to_the_whole_stream_result(enc, tool_run: str, s
     assert got_heads == heads
     assert {m.index: trace.content(m.index) for m in trace.messages if m.index in bodies} == bodies
     # every piece fed exactly once, in order
-    if trace.unit == "token":
+    if trace.unit == "tokens":
         assert [t for s in trace.steps for t in s.chunk] == ids
     else:
         assert "".join(s.chunk for s in trace.steps) == enc.decode(ids) == trace.text
@@ -136,8 +135,8 @@ def _fed_step_by_step(ids: list[int], spec: str, role: str | None = None) -> lis
     """Each step as a plain feed gives it: (start, end, chunk, events, snapshot), a snapshot taken every step."""
     chunking = parse_chunking(spec)
     scanner = Scanner(role=role)
-    out = [(0, 0, () if chunking.unit == "token" else "", (), scanner.snapshot())]
-    if chunking.unit == "token":
+    out = [(0, 0, () if chunking.unit == "tokens" else "", (), scanner.snapshot())]
+    if chunking.unit == "tokens":
         chunks = [ids[a:b] for a, b in zip([0, *token_chunks(len(ids), chunking)], token_chunks(len(ids), chunking))]
     else:
         from harmony_viz.tokens import encoding
@@ -147,10 +146,10 @@ def _fed_step_by_step(ids: list[int], spec: str, role: str | None = None) -> lis
     pos = 0
     for chunk in chunks:
         events = scanner.feed(chunk)
-        out.append((pos, pos + len(chunk), tuple(chunk) if chunking.unit == "token" else chunk, tuple(events), scanner.snapshot()))
+        out.append((pos, pos + len(chunk), tuple(chunk) if chunking.unit == "tokens" else chunk, tuple(events), scanner.snapshot()))
         pos += len(chunk)
     events = scanner.flush()
-    out.append((pos, pos, () if chunking.unit == "token" else "", tuple(events), scanner.snapshot()))
+    out.append((pos, pos, () if chunking.unit == "tokens" else "", tuple(events), scanner.snapshot()))
     return out
 
 
@@ -221,38 +220,6 @@ def test_build_rejects_ids_outside_the_vocabulary() -> None:
         Trace.build([200006, 300000], "token")
     with pytest.raises(ValueError, match="flat list of ids"):
         Trace.build([[1, 2]], "token")
-
-
-# ---- sources -----------------------------------------------------------------------
-
-def test_tokens_of_accepts_ids_text_and_arrays(enc) -> None:
-    ids = enc.encode(XSS_TEXT, allowed_special="all")
-    assert tokens_of(XSS_TEXT) == ids
-    assert tokens_of(np.array(ids, dtype=np.int64)) == ids
-    assert tokens_of(tuple(ids)) == ids
-
-
-def test_tokens_of_run_records(enc, corpus_dir) -> None:
-    from harmony_viz import runs
-    path = corpus_dir / "ndurner_gpt-oss-rt-run" / "finding5_runs" / "helpful-1.json"
-    run = runs.load_file(path)[0]
-    got = tokens_of(run)
-    expected = [*run.prompt_token_ids, *run.completion_token_ids] if run.text is None else enc.encode(run.text, allowed_special="all")
-    assert got == expected and len(got) > 100
-
-
-def test_tokens_of_conversations(enc) -> None:
-    from harmony_viz import render
-    conv = render.Conversation.from_messages([render.Message.from_role_and_content("user", "Hi")])
-    assert tokens_of(conv) == list(render.render_conversation(conv))
-    assert enc.decode(tokens_of(conv)) == "<|start|>user<|message|>Hi<|end|>"
-
-
-def test_tokens_of_says_what_it_takes() -> None:
-    with pytest.raises(SourceError, match="cannot replay a float; pass token ids"):
-        tokens_of(1.5)
-    with pytest.raises(SourceError, match="decode them to Harmony text"):
-        tokens_of(b"<|start|>")
 
 
 # ---- payload -----------------------------------------------------------------------

@@ -14,6 +14,7 @@ from _replay_streams import XSS_TEXT, finding5
 
 from harmony_viz import ReplayWidget, replay
 from harmony_viz.cli import main
+from harmony_viz.inputs import read
 from harmony_viz.trace import Trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,7 +37,7 @@ def test_state_holds_the_trace_as_binary_columns(widget: ReplayWidget, enc) -> N
     assert isinstance(state["_columns"], bytes)
     meta = state["_meta"]
     n = len(enc.encode(XSS_TEXT, allowed_special="all"))
-    assert (meta["n_tokens"], meta["n_steps"], meta["unit"]) == (n, n + 2, "token")
+    assert (meta["n_tokens"], meta["n_steps"], meta["unit"]) == (n, n + 2, "tokens")
     json.dumps(meta)  # the metadata is plain JSON; nothing per token travels as JSON
     # what the API view needs beside the trace: a few KB of empty objects to fill, whatever the length
     api = len(json.dumps(meta["api"]))
@@ -87,7 +88,7 @@ def test_changing_chunking_recomputes_the_trace_and_keeps_the_place(widget: Repl
     # the first every:4 step that has fed at least those ten tokens: step 3 (12 tokens)
     assert widget.step == 3 and widget.trace.steps[3].end == 12
     widget.chunking = "chars:5"
-    assert widget._meta["unit"] == "char"
+    assert widget._meta["unit"] == "chars"
     assert widget.trace.steps[widget.step].end >= len(enc.decode(enc.encode(XSS_TEXT, allowed_special="all")[:12]))
     with pytest.raises(traitlets.TraitError, match="unknown chunking 'lines'"):
         widget.chunking = "lines"
@@ -121,8 +122,9 @@ def test_api_view_as_of_a_step_is_what_a_streaming_client_holds(widget: ReplayWi
     k = widget.n_steps // 2
     widget.step = k
     p = projections.Projector()
+    assert widget.trace.unit == "tokens"
     for s in widget.trace.steps[: k + 1]:
-        p.add(s.events)
+        p.add(s.events, fed=s.end)  # tokens fed so far: usage counts them all, prompt and output
     assert widget.api_view["views"]["chat"] == {**p.chat(), "usage": None}
     assert widget.api_view["views"]["responses"] == {**p.response(), "usage": None}
     # the text so far is there: the view is not that of an earlier message boundary
@@ -155,7 +157,7 @@ def test_save_html_is_self_contained_and_escapes_markup(widget: ReplayWidget, tm
 
 
 def test_import_harmony_viz_stays_light() -> None:
-    code = ("import sys, harmony_viz; harmony_viz.Trace; "
+    code = ("import sys, harmony_viz; harmony_viz.trace.Trace; "
             "heavy = [m for m in ('anywidget', 'ipywidgets', 'pandas', 'plotly', 'torch') if m in sys.modules]; "
             "print(heavy); r = harmony_viz.replay; print('anywidget' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
@@ -165,7 +167,7 @@ def test_import_harmony_viz_stays_light() -> None:
 
 def test_js_and_python_versions_agree() -> None:
     import harmony_viz
-    from harmony_viz.trace._payload import FORMAT_VERSION
+    from harmony_viz.trace import FORMAT_VERSION
 
     package = json.loads((ROOT / "js" / "package.json").read_text(encoding="utf-8"))
     assert package["version"] == harmony_viz.__version__
@@ -183,7 +185,7 @@ def test_cli_html_writes_a_page(tmp_path: Path, enc, capsys) -> None:
     assert main(["html", str(src), "-o", str(out), "--chunking", "every:4", "--step", "-1"]) == 0
     n = len(enc.encode(XSS_TEXT, allowed_special="all"))
     steps = -(-n // 4) + 2
-    assert capsys.readouterr().err == f"wrote {out} ({n} tokens, {steps} steps, {out.stat().st_size // 1024} KiB); open it in a browser\n"
+    assert capsys.readouterr().err == f"read {src} as Harmony text\nwrote {out} ({n} tokens, {steps} steps, {out.stat().st_size // 1024} KiB); open it in a browser\n"
     data = json.loads(out.read_text(encoding="utf-8").split('id="hv-data">', 1)[1].split("</script>", 1)[0])
     assert data["traits"]["step"] == steps - 1 and data["meta"]["chunking"] == "every:4"
 
@@ -195,7 +197,7 @@ def test_cli_html_reads_ids_and_run_files(tmp_path: Path, corpus_dir, capsys) ->
     assert "(5 tokens, 7 steps" in capsys.readouterr().err
     pytest.importorskip("harmony_viz.runs")
     run = corpus_dir / "ndurner_gpt-oss-rt-run" / "finding5_runs" / "cyberthreat-17.json"
-    expected = len(Trace.build(__import__("harmony_viz.trace", fromlist=["tokens_of"]).tokens_of(finding5(corpus_dir, "cyberthreat-17")), "every:1000").tokens)
+    expected = len(Trace.build(read(finding5(corpus_dir, "cyberthreat-17")).stream().ids, "every:1000").tokens)
     assert main(["html", str(run), "-o", str(tmp_path / "b.html")]) == 0
     assert f"({expected} tokens," in capsys.readouterr().err
 
@@ -205,7 +207,7 @@ def test_cli_html_reads_ids_and_run_files(tmp_path: Path, corpus_dir, capsys) ->
     [(["html", "/nonexistent.txt", "-o", "x.html"], "harmony-viz html: /nonexistent.txt: no such file\n"),
      (["html", "IN", "--chunking", "every:0", "-o", "x.html"], "harmony-viz html: --chunking: chunking 'every:0': the size must be at least 1, got 0\n"),
      (["html", "IN", "--step", "99", "-o", "x.html"], "harmony-viz html: --step 99 is out of range: this replay has steps 0 to 6 (or -1 for the end)\n"),
-     (["html", "EMPTY", "-o", "x.html"], "harmony-viz html: EMPTY: empty input; give token ids (a JSON array) or Harmony text\n")],
+     (["html", "EMPTY", "-o", "x.html"], "harmony-viz html: EMPTY: the stream has no tokens; give Harmony text, token ids, a run or a conversation\n")],
 )
 def test_cli_html_user_errors_are_one_line_exit_2(tmp_path: Path, capsys, monkeypatch, argv, message) -> None:
     monkeypatch.chdir(tmp_path)
@@ -222,8 +224,10 @@ def test_cli_html_reads_a_conversation(tmp_path: Path, capsys) -> None:
     src = tmp_path / "conv.json"
     src.write_text(json.dumps(conv), encoding="utf-8")
     assert main(["html", str(src), "-o", str(tmp_path / "c.html")]) == 0
-    n = len(render.render_conversation(render.Conversation.from_json(conv)))
-    assert f"({n} tokens, {n + 2} steps" in capsys.readouterr().err
+    # String content and a channel: both forms' marks, so a Chat Completions request (said so), rendered as a server would.
+    n = len(render.render_conversation(render.conversation_from_chat(conv)))
+    err = capsys.readouterr().err
+    assert f"({n} tokens, {n + 2} steps" in err and err.startswith(f"read {src} as a Chat Completions request (it has marks of both forms")
 
 
 def test_page_path_imports_no_widget_machinery(tmp_path) -> None:
@@ -241,14 +245,11 @@ def test_page_path_imports_no_widget_machinery(tmp_path) -> None:
     assert (tmp_path / "p.html").stat().st_size > 10_000
 
 
-def test_old_import_paths_still_work_with_a_deprecation_warning() -> None:
+def test_old_shim_modules_are_gone() -> None:
     import importlib
-    import sys
 
     import pytest
 
     for name in ("harmony_viz.widget", "harmony_viz.html"):
-        sys.modules.pop(name, None)
-        with pytest.warns(DeprecationWarning, match="moved: use harmony_viz.replay"):
-            module = importlib.import_module(name)
-        assert module.__all__ and all(hasattr(module, n) for n in module.__all__)
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(name)

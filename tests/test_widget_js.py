@@ -13,7 +13,7 @@ import numpy as np
 from _js import node, run_node_tests
 from _replay_streams import XSS_TEXT, finding5
 
-from harmony_viz._replay._api_view import ApiViews
+from harmony_viz._replay import ApiViews
 from harmony_viz.scanner import ContentDelta
 from harmony_viz.trace import Trace
 
@@ -31,7 +31,7 @@ CALLS_TEXT = (
 
 
 def _expected(trace: Trace) -> dict:
-    starts = trace.token_char_starts if trace.unit == "char" else None
+    starts = trace.token_char_starts if trace.unit == "chars" else None
     pos = (lambda t: int(starts[t])) if starts is not None else (lambda t: t)
     pos_end = (lambda t: int(starts[t + 1])) if starts is not None else (lambda t: t + 1)
     steps = []
@@ -104,6 +104,6 @@ def test_frontend_logic_matches_the_python_trace(enc, corpus_dir, tmp_path: Path
 
 def _trial_ids() -> list[int]:
     """The demo's transcript: a real tool-calling run, the whole conversation."""
-    from harmony_viz.cli._demo import replay_tokens
+    from harmony_viz.cli import replay_tokens
 
     return replay_tokens()

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from harmony_viz import replay
-from harmony_viz.tokens import encoding
+from harmony_viz.runs import Run
+from harmony_viz.tokens import encode
 from harmony_viz.trace import Trace
 
 STREAM = (
@@ -14,7 +15,7 @@ STREAM = (
 
 
 def _ids() -> list[int]:
-    return encoding().encode(STREAM, allowed_special="all")
+    return encode(STREAM)
 
 
 def test_appended_tokens_end_up_in_the_trace_and_the_view_follows() -> None:
@@ -27,9 +28,12 @@ def test_appended_tokens_end_up_in_the_trace_and_the_view_follows() -> None:
     w.finish_live()
     assert list(w.trace.tokens) == ids
     assert w.step == w.n_steps - 1
-    assert w.get_state()["_columns"] == replay(ids).get_state()["_columns"]
+    # The live view is the replay of the recorded run: its prompt is what start_live was given.
+    recorded = replay(Run(id="r1", prompt_token_ids=tuple(ids[:5]), completion_token_ids=tuple(ids[5:])), step=-1)
+    assert w.get_state()["_columns"] == recorded.get_state()["_columns"] and w.get_state()["_meta"] == recorded.get_state()["_meta"]
     assert Trace.build(ids, "token").to_payload()[1] in w.get_state()["_columns"]  # the trace's columns, then the API view's
-    assert w.api_view == replay(ids, step=-1).api_view
+    assert w.api_view == recorded.api_view
+    assert w.api_view["views"]["chat"]["usage"]["prompt_tokens"] == 5
 
 
 def test_a_viewer_looking_back_is_not_moved() -> None:

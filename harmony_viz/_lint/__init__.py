@@ -23,12 +23,14 @@ from typing import Any
 from harmony_viz._lint._codes import CODES
 from harmony_viz._lint._tools import DeclaredTool, ToolParseError, tools_from_json
 from harmony_viz._lint._typescript import tools_from_typescript
-from harmony_viz.scanner._events import Diagnostic
+from harmony_viz._lint._view import build_views
+from harmony_viz.scanner import Diagnostic
 
 __all__ = [
     "CODES",
     "DeclaredTool",
     "ToolParseError",
+    "build_views",
     "declared_tools",
     "lint",
     "lint_prompt",
@@ -42,16 +44,16 @@ Tools = Sequence[DeclaredTool] | Sequence[Mapping[str, Any]] | Mapping[str, Any]
 
 
 def _views(source: Any, role: str | None) -> list[Any]:
-    """Message views of ``source`` (text, token ids or a ScanResult)."""
-    from harmony_viz._lint._view import build_views
-
+    """Message views of ``source``: a ScanResult, or anything :func:`harmony_viz.inputs.read` reads (text, ids, a path, a run…)."""
     if hasattr(source, "events") and hasattr(source, "messages"):
         # Already scanned: spans count characters when every piece is as long as its text.
         deltas = [e for e in source.events if type(e).__name__ == "ContentDelta"]
-        return build_views(source, chars=bool(deltas) and all(e.end - e.start == len(e.text) for e in deltas))
+        return build_views(source, unit="chars" if deltas and all(e.end - e.start == len(e.text) for e in deltas) else "tokens")
+    from harmony_viz.inputs import read
     from harmony_viz.scanner import scan
 
-    return build_views(scan(source, role=role), chars=isinstance(source, str))
+    stream = read(source).stream()
+    return build_views(scan(stream.source, role=role or stream.role), unit="chars" if stream.text is not None else "tokens")
 
 
 def _coerce_tools(tools: Tools | None) -> list[DeclaredTool] | None:
@@ -83,7 +85,8 @@ def declared_tools(source: Any, *, role: str | None = None) -> list[DeclaredTool
 def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, check_prompt: bool | None = None) -> list[Diagnostic]:
     """Diagnostics for a Harmony stream: the output rules, and prompt checks on its prompt part.
 
-    ``source`` is Harmony text, token ids or a ``ScanResult``. ``role="assistant"`` says
+    ``source`` is Harmony text, token ids, a ``ScanResult``, or a path or run (anything
+    :func:`harmony_viz.inputs.read` reads; a string naming a file is that file). ``role="assistant"`` says
     the stream is a bare completion (it starts after ``<|start|>assistant``): every message
     is model output, and prompt checks are skipped unless ``check_prompt=True``. ``tools`` (an
     OpenAI ``tools`` array, a request or conversation JSON, rendered TypeScript, or

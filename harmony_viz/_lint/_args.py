@@ -13,8 +13,7 @@ from typing import Any
 
 from harmony_viz._lint._codes import diagnostic
 from harmony_viz._lint._tools import DeclaredTool
-from harmony_viz._lint._view import MessageView
-from harmony_viz.scanner._events import Diagnostic
+from harmony_viz.scanner import Diagnostic, Message
 
 _ENTITY_RE = re.compile(r"&(?:amp|lt|gt|quot|apos|nbsp|#\d{1,6}|#x[0-9a-fA-F]{1,6});")
 
@@ -39,7 +38,7 @@ def _locate(raw: str, parts: Any) -> tuple[int, int]:
     return found
 
 
-def check_arguments(view: MessageView, tool: DeclaredTool | None) -> list[Diagnostic]:
+def check_arguments(view: Message, tool: DeclaredTool | None) -> list[Diagnostic]:
     """Diagnostics for the body of call ``view`` against ``tool`` (None: schema unknown)."""
     raw = view.text
     out: list[Diagnostic] = []
@@ -106,7 +105,7 @@ def _strings(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any
             yield from _strings(v, (*path, i))
 
 
-def _html_entities(view: MessageView, value: Any) -> list[Diagnostic]:
+def _html_entities(view: Message, value: Any) -> list[Diagnostic]:
     out = []
     raw = view.text
     search_from = 0
@@ -128,7 +127,7 @@ def _no_remote(uri: str) -> Any:
     raise ValueError(f"{uri} is another document; the lint does not fetch schemas")
 
 
-def _schema(view: MessageView, value: Mapping[str, Any], schema: Mapping[str, Any]) -> list[Diagnostic]:
+def _schema(view: Message, value: Mapping[str, Any], schema: Mapping[str, Any]) -> list[Diagnostic]:
     # jsonschema-rs: imports in milliseconds and lists every error (issue 22: lint stays quick at the door)
     import jsonschema_rs
 
@@ -166,7 +165,7 @@ def _allows_null(schema: Mapping[str, Any]) -> bool:
     return t == "null" or (isinstance(t, list) and "null" in t) or not schema or any(isinstance(s, Mapping) and _allows_null(s) for s in schema.get("oneOf", []) + schema.get("anyOf", []))
 
 
-def _nulls_and_extras(view: MessageView, value: Mapping[str, Any], schema: Mapping[str, Any], path: tuple[Any, ...]) -> list[Diagnostic]:
+def _nulls_and_extras(view: Message, value: Mapping[str, Any], schema: Mapping[str, Any], path: tuple[Any, ...]) -> list[Diagnostic]:
     out = []
     props = schema.get("properties")
     if not isinstance(props, Mapping):

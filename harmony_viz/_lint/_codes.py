@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from harmony_viz.scanner._events import Diagnostic, Severity
+from harmony_viz.findings import Codes, Span
+from harmony_viz.scanner import Diagnostic
 
 # code -> (severity, one-line meaning). Undeclared tools and schema violations are errors
 # (the call cannot be executed as written); the rest are warnings, except where the issue
 # marks them as informational.
-CODES: dict[str, tuple[Severity, str]] = {
+CODES: Codes = {
     # output rules
     "undeclared-tool": ("error", "a call's recipient is not a declared tool"),
     "arguments-not-json": ("error", "a function call's body is not one JSON object"),
-    "arguments-double-encoded": ("error", "a call's body is a JSON string holding the JSON object (encoded twice, as chat templates do)"),
+    "arguments-double-encoded": ("error", "a call's arguments are JSON-encoded twice: the body is a JSON string holding the JSON object"),
     "constrain-missing": ("warning", "a call's content type is `json` without `<|constrain|>` (as chat templates write it)"),
     "schema-violation": ("error", "a call's arguments do not match the tool's parameter schema"),
     "unknown-argument": ("info", "an argument the schema does not list (it does not forbid extras)"),
@@ -21,7 +22,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "call-terminator": ("warning", "a tool call that does not end in <|call|>"),
     "preamble-terminator": ("warning", "a preamble (commentary, no recipient) that does not end in <|end|>"),
     "reasoning-on-commentary": ("warning", "chain-of-thought written on the user-visible commentary channel"),
-    "call-on-analysis": ("warning", "a functions.* call on the analysis channel"),
+    "call-on-analysis": ("warning", "a functions.* call on the analysis channel (expected commentary)"),
     "call-in-fence": ("warning", "a tool call written inside a Markdown code fence"),
     "call-in-text": ("warning", "a tool call written as JSON or markup in visible text"),
     "fabricated-tool-result": ("error", "the model wrote a tool's result itself"),
@@ -47,4 +48,4 @@ CODES: dict[str, tuple[Severity, str]] = {
 def diagnostic(code: str, message: str, span: tuple[int, int]) -> Diagnostic:
     """A Diagnostic with the severity the table gives ``code``."""
     severity, _meaning = CODES[code]
-    return Diagnostic(code, severity, message, span[0], span[1])
+    return Diagnostic(code, severity, message, Span(*span))

@@ -13,8 +13,7 @@ from harmony_viz._lint._args import check_arguments
 from harmony_viz._lint._codes import diagnostic
 from harmony_viz._lint._text import announcement, call_target, fenced_blocks, json_objects, reasoning_signals, recipient_markup
 from harmony_viz._lint._tools import DeclaredTool
-from harmony_viz._lint._view import MessageView
-from harmony_viz.scanner._events import Diagnostic
+from harmony_viz.scanner import Diagnostic, Message
 
 BUILTIN_NAMESPACES = ("browser", "container")
 
@@ -24,7 +23,7 @@ def _is_builtin(recipient: str) -> bool:
 
 
 def check_output(
-    views: Sequence[MessageView],
+    views: Sequence[Message],
     tools: Sequence[DeclaredTool] | None,
     *,
     tools_from_prompt: bool,
@@ -55,7 +54,7 @@ def check_output(
 
 
 def _check_call(
-    view: MessageView,
+    view: Message,
     tools: Sequence[DeclaredTool] | None,
     by_recipient: dict[str, DeclaredTool],
     *,
@@ -92,7 +91,7 @@ def _undeclared_message(recipient: str, tools: Sequence[DeclaredTool]) -> str:
     return f"call to undeclared tool {recipient!r}; {hint}declared: {', '.join(functions)}"
 
 
-def _check_preamble(view: MessageView, later: Sequence[MessageView]) -> list[Diagnostic]:
+def _check_preamble(view: Message, later: Sequence[Message]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     if view.terminator in ("<|call|>", "<|return|>"):
         out.append(diagnostic("preamble-terminator", f"a preamble (commentary with no recipient) ends in {view.terminator}; it should end in <|end|>, and calls need a recipient", view.stop))
@@ -111,7 +110,7 @@ def _check_preamble(view: MessageView, later: Sequence[MessageView]) -> list[Dia
     return out
 
 
-def _calls_in_text(view: MessageView, tools: Sequence[DeclaredTool] | None) -> list[Diagnostic]:
+def _calls_in_text(view: Message, tools: Sequence[DeclaredTool] | None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     text = view.text
     fenced: list[tuple[int, int]] = []
@@ -140,7 +139,7 @@ def _calls_in_text(view: MessageView, tools: Sequence[DeclaredTool] | None) -> l
     return out
 
 
-def _where(view: MessageView) -> str:
+def _where(view: Message) -> str:
     if view.channel == "final":
         return f"the final answer (message {view.index})"
     if view.channel == "commentary":
@@ -148,10 +147,10 @@ def _where(view: MessageView) -> str:
     return f"visible text (message {view.index})"
 
 
-def _tool_results(views: Sequence[MessageView], *, completion: bool) -> list[Diagnostic]:
+def _tool_results(views: Sequence[Message], *, completion: bool) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     pending: list[str] = []
-    prev: MessageView | None = None
+    prev: Message | None = None
     for view in views:
         if view.is_call and view.terminator == "<|call|>":
             pending.append(view.recipient or "")
@@ -169,7 +168,7 @@ def _tool_results(views: Sequence[MessageView], *, completion: bool) -> list[Dia
     return out
 
 
-def _announced(views: Sequence[MessageView]) -> list[Diagnostic]:
+def _announced(views: Sequence[Message]) -> list[Diagnostic]:
     """Rule 9: the last visible message of a turn announces a call, and no call follows."""
     out: list[Diagnostic] = []
     for k, view in enumerate(views):
@@ -187,7 +186,7 @@ def _announced(views: Sequence[MessageView]) -> list[Diagnostic]:
     return out
 
 
-def _stop_token(views: Sequence[MessageView]) -> list[Diagnostic]:
+def _stop_token(views: Sequence[Message]) -> list[Diagnostic]:
     if not views or views[-1].role != "assistant":
         return []
     last = views[-1]

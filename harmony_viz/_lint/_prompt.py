@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from harmony_viz._lint._codes import diagnostic
 from harmony_viz._lint._tools import DeclaredTool, ToolParseError
 from harmony_viz._lint._typescript import tools_from_typescript
-from harmony_viz._lint._view import MessageView, turns
-from harmony_viz.scanner._events import Diagnostic
+from harmony_viz._lint._view import turns
+from harmony_viz.scanner import Diagnostic, Message
 
 CHANNELS = ("analysis", "commentary", "final")
 ROUTING_LINE = "Calls to these tools must go to the commentary channel: 'functions'."
@@ -25,7 +25,7 @@ _DATE_RE = re.compile(r"^Current date:[ \t]*(.*?)[ \t]*$", re.M)
 _CUTOFF_RE = re.compile(r"^Knowledge cutoff:[ \t]*(.*?)[ \t]*$", re.M)
 
 
-def prompt_tools(views: Sequence[MessageView]) -> tuple[list[DeclaredTool], list[Diagnostic]]:
+def prompt_tools(views: Sequence[Message]) -> tuple[list[DeclaredTool], list[Diagnostic]]:
     """Tools declared in the system and developer messages, and problems reading them."""
     tools: list[DeclaredTool] = []
     problems: list[Diagnostic] = []
@@ -41,7 +41,7 @@ def prompt_tools(views: Sequence[MessageView]) -> tuple[list[DeclaredTool], list
     return tools, problems
 
 
-def check_prompt(views: Sequence[MessageView]) -> list[Diagnostic]:
+def check_prompt(views: Sequence[Message]) -> list[Diagnostic]:
     """All prompt-check diagnostics for ``views`` (a rendered conversation or a prompt)."""
     out: list[Diagnostic] = []
     systems = [v for v in views if v.role == "system"]
@@ -61,11 +61,11 @@ def check_prompt(views: Sequence[MessageView]) -> list[Diagnostic]:
     return out
 
 
-def _line_span(view: MessageView, m: re.Match[str] | None) -> tuple[int, int]:
+def _line_span(view: Message, m: re.Match[str] | None) -> tuple[int, int]:
     return view.span_of(m.start(), m.end()) if m else view.body
 
 
-def _system_lines(system: MessageView, *, has_functions: bool) -> list[Diagnostic]:
+def _system_lines(system: Message, *, has_functions: bool) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     text = system.text
     m = _CHANNELS_RE.search(text)
@@ -104,7 +104,7 @@ def _is_date(value: str, fmt: str) -> bool:
     return parsed.strftime(fmt) == value  # strptime accepts 2025-6-1; the model saw 2025-06-01
 
 
-def _tool_placement(views: Sequence[MessageView]) -> list[Diagnostic]:
+def _tool_placement(views: Sequence[Message]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for view in views:
         text = view.text
@@ -119,7 +119,7 @@ def _tool_placement(views: Sequence[MessageView]) -> list[Diagnostic]:
     return out
 
 
-def _history(views: Sequence[MessageView]) -> list[Diagnostic]:
+def _history(views: Sequence[Message]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for view in views[:-1]:
         if view.terminator == "<|return|>":
@@ -141,7 +141,7 @@ def _history(views: Sequence[MessageView]) -> list[Diagnostic]:
     return out
 
 
-def _dropped_analysis(turn: Sequence[MessageView]) -> list[Diagnostic]:
+def _dropped_analysis(turn: Sequence[Message]) -> list[Diagnostic]:
     """Calls in a still-open tool-use turn that have a result but no analysis before them."""
     out: list[Diagnostic] = []
     for k, view in enumerate(turn):

@@ -11,17 +11,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from harmony_viz.scanner._message import STANDARD_ROLES, Message
+from harmony_viz.findings import Unit
+from harmony_viz.scanner import STANDARD_ROLES, Message
 
-# The lints read the scanner's records directly; the old name stays for imports.
-MessageView = Message
-
-__all__ = ["STANDARD_ROLES", "MessageView", "build_views", "turns"]
+__all__ = ["STANDARD_ROLES", "build_views", "turns"]
 
 
-def build_views(result: Any, *, chars: bool) -> list[Message]:
-    """The messages of a ``ScanResult``, in stream order; ``chars`` says the scan was fed text."""
-    unit = "chars" if chars else "tokens"
+def build_views(result: Any, *, unit: Unit) -> list[Message]:
+    """The messages of a ``ScanResult``, in stream order, their spans counting ``unit``."""
     return [m if m.unit == unit else replace(m, unit=unit) for m in result.messages]
 
 

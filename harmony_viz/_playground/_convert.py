@@ -6,8 +6,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from harmony_viz import scanner
 from harmony_viz.render import Author, Conversation, Message, RenderError, RenderOptions, Role, TextContent, render_conversation_for_training
-from harmony_viz.scanner import ParsedMessage, ScanResult
+from harmony_viz.scanner import ScanResult
 from harmony_viz.tokens import check_ids, encoding
 
 # Every message is rendered: with the reference's auto_drop_analysis, earlier reasoning
@@ -27,7 +28,7 @@ def render(conversation: Conversation) -> list[int]:
     return render_conversation_for_training(conversation, options=RENDER_OPTIONS)
 
 
-def message_from_parsed(m: ParsedMessage) -> Message:
+def message_from_parsed(m: scanner.Message) -> Message:
     """A scanned message as a renderable one; a header role that is no role names a tool, as in the reference."""
     if m.role in _ROLES:
         author = Author(Role(m.role), m.name)
@@ -76,11 +77,6 @@ def parse_ids_text(text: str) -> list[int]:
     except (ValueError, json.JSONDecodeError) as exc:
         raise ValueError(f"cannot read token ids from {stripped[:40]!r}: {exc}; write a JSON list such as [200006, 1428]") from None
     return check_tokens(value)
-
-
-def encode_text(text: str) -> list[int]:
-    """Harmony text as tokens, control tokens spelled out becoming the special ids."""
-    return encoding().encode(text, allowed_special="all")
 
 
 def decode_tokens(tokens: Sequence[int]) -> str:

@@ -114,10 +114,9 @@ def structured_output() -> Conversation:
 @cache
 def _sample_tokens(file: str, index: int) -> tuple[int, ...]:
     from harmony_viz.data import sample_path
-    from harmony_viz.runs import load_runs
-    from harmony_viz.trace import tokens_of
+    from harmony_viz.inputs import read
 
-    return tuple(tokens_of(load_runs(sample_path(file), progress=False)[index]))
+    return read(sample_path(file)).stream(index).ids
 
 
 def _sample(file: str, index: int) -> Callable[[], list[int]]:

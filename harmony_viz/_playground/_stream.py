@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harmony_viz.findings import Span
 from harmony_viz.scanner import Diagnostic, ScanResult, scan
 from harmony_viz.tokens import SPECIAL_TOKENS, encoding, special_by_id
 
@@ -38,7 +39,7 @@ def read_stream(tokens: Sequence[int]) -> StreamView:
     try:
         found += [(d, "lint") for d in lint(list(tokens))]
     except Exception as exc:  # noqa: BLE001 - a lint crash must not hide the stream; say so instead
-        found.append((Diagnostic("lint-failed", "info", f"the lints could not run on this stream: {exc}", 0, 0), "lint"))
+        found.append((Diagnostic("lint-failed", "info", f"the lints could not run on this stream: {exc}", Span(0, 0)), "lint"))
     found.sort(key=lambda p: (p[0].start, p[0].end, p[1] != "scanner"))
     return StreamView(result, tuple(d for d, _ in found), tuple(s for _, s in found))
 

@@ -11,9 +11,9 @@ import difflib
 from typing import Any
 
 from harmony_viz._playground._stream import pieces
+from harmony_viz.findings import Sides, Where
 from harmony_viz.render import Conversation
-from harmony_viz.templates import ChatTemplate, LensError, TemplateComparison, compare
-from harmony_viz.templates._from_conversation import request_from_conversation
+from harmony_viz.templates import ChatTemplate, LensError, TemplateComparison, compare, request_from_conversation
 from harmony_viz.tokens import encoding
 
 
@@ -24,10 +24,14 @@ def comparison_json(result: TemplateComparison, origin: str) -> dict[str, Any]:
     matcher = difflib.SequenceMatcher(None, ours, theirs, autojunk=False)
     ops = [{"tag": tag, "ref": [i1, i2], "model": [j1, j2], "reference_text": enc.decode(ours[i1:i2]), "model_text": enc.decode(theirs[j1:j2])}
            for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
-    differences = [{**d.to_json(), "ours_span": list(d.ours_span) if d.ours_span else None,
-                    "template_span": list(d.template_span) if d.template_span else None} for d in result.differences]
+    differences = [{**d.to_json(), "ours_span": _span(d.where, "ours"), "template_span": _span(d.where, "theirs")} for d in result.differences]
     return {"layout": "template", "origin": origin, "reference": ours, "model": theirs, "ops": ops,
             "reference_pieces": pieces(ours)[0], "model_pieces": pieces(theirs)[0], "differences": differences}
+
+
+def _span(where: Where, side: str) -> list[int] | None:
+    span = getattr(where, side) if isinstance(where, Sides) else None
+    return [span.start, span.end] if span is not None else None
 
 
 def template_diff_json(source: Conversation | dict[str, Any], template: ChatTemplate | None, *, date: str | None = None) -> dict[str, Any]:
@@ -48,7 +52,7 @@ def template_page_html(diff: dict[str, Any], *, title: str | None = None) -> str
     import html
 
     from harmony_viz import __version__
-    from harmony_viz._replay._page import script_json
+    from harmony_viz._replay import script_json
     from harmony_viz._static import asset_text
 
     n = len(diff.get("differences", []))

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import numbers
-from collections.abc import Sequence
 from typing import Any
 
 import anywidget
 import traitlets
 from ipywidgets import widget_serialization
 
-from harmony_viz._playground._convert import check_tokens, coerce_conversation, conversation_from_scan, decode_tokens, encode_text, parse_ids_text, render
+from harmony_viz._playground._convert import check_tokens, coerce_conversation, conversation_from_scan, decode_tokens, parse_ids_text, render
 from harmony_viz._playground._diff import RenderDiff, render_diff
 from harmony_viz._playground._presets import PRESETS
 from harmony_viz._playground._presets import preset as find_preset
 from harmony_viz._playground._stream import CONTROL_TOKENS, pieces, read_stream, stream_json
 from harmony_viz._static import asset
+from harmony_viz.inputs import read
 from harmony_viz.render import Conversation, RenderError
+from harmony_viz.tokens import encode
 
 
 class PlaygroundWidget(anywidget.AnyWidget):
@@ -51,6 +51,7 @@ class PlaygroundWidget(anywidget.AnyWidget):
 
     def __init__(self, source: Any = None, *, preset: str | None = None, chat_template: Any = None, **kwargs: Any) -> None:
         self._busy = False
+        self.source = ""
         self._conversation = Conversation()
         self._chat_template = _chat_template(chat_template)
         if self._chat_template is not None:
@@ -59,23 +60,15 @@ class PlaygroundWidget(anywidget.AnyWidget):
         self.on_msg(self._on_custom)
         if preset is not None or source is None:
             self.load_preset(preset or next(iter(PRESETS)))
-        elif isinstance(source, str):
-            self._take_stream(encode_text(source), "text", text=source)
-        elif _is_ids(source):
-            self._take_stream(check_tokens(list(source)), "tokens")
         else:
-            try:
-                conv = coerce_conversation(source)
-            except RenderError as exc:
-                from harmony_viz.trace import tokens_of  # a run record, or anything else replay accepts
-
-                try:
-                    ids = tokens_of(source)
-                except (ValueError, RenderError):
-                    raise exc from None  # it was meant as a conversation: say what is wrong with it
-                self._take_stream(check_tokens(ids), "tokens")
+            found = read(source)
+            self.source = found.said  # what was read, as what
+            if found.kind in ("conversation", "chat"):
+                self._take_conversation(found.conversation())
+            elif found.kind == "text":
+                self._take_stream(encode(found.value), "text", text=found.value)
             else:
-                self._take_conversation(conv)
+                self._take_stream(list(found.stream().ids), "tokens")
 
     # ------------------------------------------------------------ Python API
 
@@ -171,7 +164,7 @@ class PlaygroundWidget(anywidget.AnyWidget):
     @traitlets.observe("text")
     def _text_set(self, change: dict[str, Any]) -> None:
         if not self._busy:
-            self._take_stream(encode_text(change["new"]), "text", text=change["new"])
+            self._take_stream(encode(change["new"]), "text", text=change["new"])
 
     @traitlets.observe("messages")
     def _messages_set(self, change: dict[str, Any]) -> None:
@@ -240,19 +233,14 @@ def _chat_template(value: Any) -> Any:
     return load_template(value)
 
 
-def _is_ids(source: Any) -> bool:
-    if hasattr(source, "ndim") and hasattr(source, "dtype"):
-        return True
-    return (isinstance(source, Sequence) and not isinstance(source, (str, bytes, bytearray))
-            and len(source) > 0 and all(isinstance(t, numbers.Integral) and not isinstance(t, bool) for t in source))
-
-
 def playground(conversation_or_text: Any = None, *, preset: str | None = None, chat_template: Any = None) -> PlaygroundWidget:
     """A playground: edit messages or the raw stream, and see tokens, parse and diagnostics follow.
 
-    ``conversation_or_text`` is a Conversation (or its JSON, or a list of messages), Harmony
-    text, token ids or a run record; nothing (or ``preset=``) starts from a preset. Text and
-    ids are kept exactly as given; the messages come from scanning them. ``chat_template``
+    ``conversation_or_text`` is anything :func:`harmony_viz.inputs.read` reads: a path (a
+    string naming a file is read as that file), a Conversation (or its JSON, or a list of
+    messages), a Chat Completions request, Harmony text, token ids or a run; nothing (or
+    ``preset=``) starts from a preset; ``w.source`` says what was read. Text and ids are kept
+    exactly as given; the messages come from scanning them. ``chat_template``
     (a .jinja file, a model folder or a ChatTemplate; default ``HARMONY_VIZ_CHAT_TEMPLATE``)
     enables the render diff's "chat template" layout (``diff_layout="template"``).
 

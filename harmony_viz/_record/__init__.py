@@ -13,19 +13,20 @@ not import them, the first call that needs them does, and says how to install th
 from __future__ import annotations
 
 from harmony_viz._record._calc import CalculatorError, evaluate
-from harmony_viz._record._deps import INSTALL_HINT, MissingExtraError
-from harmony_viz._record._generate import STOP_IDS, Sampling, Segment, generate_segment
+from harmony_viz._record._generate import ENDOFTEXT, STOP_IDS, Sampling, Segment, generate_segment
 from harmony_viz._record._live import LiveFollower, follow
 from harmony_viz._record._loop import Recording, ToolCallRecord, last_call, run_loop
 from harmony_viz._record._model import LoadedModel, ModelLoadError, load_model
 from harmony_viz._record._prompt import build_conversation, render_prompt, render_tool_turn
 from harmony_viz._record._prompts import PromptSpec, read_prompt_specs
-from harmony_viz._record._record import record, record_batch, resolve_tools
+from harmony_viz._record._record import check_effort, record, record_batch, resolve_tools
 from harmony_viz._record._server import Failure, ServerBatch, ServerOptions, record_server, record_server_batch
-from harmony_viz._record._tiny import make_tiny_model
 from harmony_viz._record._tools import Tool, ToolRegistry, ToolResult, demo_tools
+from harmony_viz.extras import INSTALL_HINT, MissingExtraError
+from harmony_viz.tiny import make_tiny_model
 
 __all__ = [
+    "ENDOFTEXT",
     "INSTALL_HINT",
     "STOP_IDS",
     "CalculatorError",
@@ -45,6 +46,7 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "build_conversation",
+    "check_effort",
     "demo_tools",
     "evaluate",
     "follow",
@@ -52,8 +54,8 @@ __all__ = [
     "last_call",
     "load_model",
     "make_tiny_model",
-    "record",
     "read_prompt_specs",
+    "record",
     "record_batch",
     "record_server",
     "record_server_batch",

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from harmony_viz._record._deps import require
+from harmony_viz.extras import require
 from harmony_viz.tokens import CALL, RETURN
 
 # <|endoftext|> ends generation too: a model that writes it has left the format.

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harmony_viz._record._deps import require
+from harmony_viz.extras import require
 
 # Above this many parameters a model "needs a GPU": running it on CPU takes minutes per
 # token and tens of GB of RAM, so it is only done when asked for with device="cpu".

@@ -42,7 +42,7 @@ def read_prompt_specs(text: str, where: str = "prompts") -> list[PromptSpec]:
             continue
         specs.append(_spec(stripped, f"{where} line {number}", default_id=f"p{len(specs):05d}"))
     if not specs:
-        raise ValueError(f"{where}: no prompts found; write one JSON object a line, e.g. {{\"prompt\": \"What is 2 + 2?\"}}")
+        raise ValueError(f"{where}: no prompts found; write one prompt a line, as text or JSON, e.g. {{\"prompt\": \"What is 2 + 2?\"}}")
     ids = [s.id for s in specs]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)

@@ -13,11 +13,13 @@ from harmony_viz._record._generate import Sampling, generate_segment
 from harmony_viz._record._loop import Recording, run_loop
 from harmony_viz._record._model import LoadedModel, load_model
 from harmony_viz._record._prompt import build_conversation, render_prompt, today
+from harmony_viz._record._prompts import PromptSpec
 from harmony_viz._record._tools import Tool, ToolRegistry, demo_tools
 from harmony_viz.runs import EFFORTS, Run, RunMetadata, append_run
 
 ModelLike = Union[str, "os.PathLike[str]", LoadedModel]
 ToolsLike = Union[None, str, ToolRegistry, Iterable[Tool]]
+PromptLike = Union[str, PromptSpec]  # a PromptSpec brings its own id, effort and tools
 # The live-view hook: (run id, token id, seconds since the run began).
 OnToken = Callable[[str, int, float], None]
 
@@ -152,7 +154,7 @@ def record(
 
 def record_batch(
     model: ModelLike,
-    prompts: Sequence[str],
+    prompts: Sequence[PromptLike],
     *,
     efforts: Sequence[str] = ("medium",),
     out: str | os.PathLike[str],
@@ -163,25 +165,29 @@ def record_batch(
 ) -> list[Run]:
     """Record every prompt at every effort, appending each run to ``out`` as it ends.
 
-    Runs are made prompt by prompt, efforts inner. An interrupt (Ctrl-C) loses only the
-    run in progress: the finished ones are already on disk. ``options`` are ``record``'s.
+    A :class:`PromptSpec` (a line of a prompts file, see ``read_prompt_specs``) records at its
+    own ``reasoning_effort`` and with its own ``tools`` when it gives them, and its ``id`` names
+    its runs (``STAMP-ID-EFFORT``; a plain string is ``pNNN``). Runs are made prompt by prompt,
+    efforts inner. An interrupt (Ctrl-C) loses only the run in progress: the finished ones are
+    already on disk. ``options`` are ``record``'s.
     """
     efforts = [check_effort(e) for e in efforts]
     if not prompts:
         raise ValueError("no prompts to record; pass at least one prompt")
+    specs = [p if isinstance(p, PromptSpec) else PromptSpec(f"p{i:03d}", p) for i, p in enumerate(prompts)]
+    jobs = [(spec, effort) for spec in specs for effort in ([spec.reasoning_effort] if spec.reasoning_effort else efforts)]
     loaded = model if isinstance(model, LoadedModel) else load_model(model, device=device, dtype=dtype)
     from tqdm.auto import tqdm
 
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
     runs: list[Run] = []
-    total = len(prompts) * len(efforts)
-    with tqdm(total=total, unit="run", desc="recording", disable=not progress) as bar:
-        for i, prompt in enumerate(prompts):
-            for effort in efforts:
-                run = record(loaded, prompt, effort=effort, out=out, run_id=f"{stamp}-p{i:03d}-{effort}", **options)
-                runs.append(run)
-                bar.set_postfix_str(f"{len(run.completion_token_ids)} tokens, {run.metadata.extra['stop_reason']}")
-                bar.update(1)
+    with tqdm(total=len(jobs), unit="run", desc="recording", disable=not progress) as bar:
+        for spec, effort in jobs:
+            own = {"tools": spec.tools} if spec.tools is not None else {}
+            run = record(loaded, spec.prompt, effort=effort, out=out, run_id=f"{stamp}-{spec.id}-{effort}", **{**options, **own})
+            runs.append(run)
+            bar.set_postfix_str(f"{len(run.completion_token_ids)} tokens, {run.metadata.extra['stop_reason']}")
+            bar.update(1)
     return runs
 
 

@@ -182,7 +182,7 @@ async def _batch(server: str, todo: list[tuple[PromptSpec, int]], options: Serve
 
 async def _record_one(client: Any, server: str, spec: PromptSpec, sample: int, run_id: str, options: ServerOptions) -> Run:
     from harmony_viz._record._record import resolve_tools
-    from harmony_viz.servers._answer import from_chat_chunks
+    from harmony_viz.servers import answer_of
 
     effort = spec.reasoning_effort or options.reasoning_effort
     registry = resolve_tools(spec.tools if spec.tools is not None else options.tools)
@@ -205,7 +205,7 @@ async def _record_one(client: Any, server: str, spec: PromptSpec, sample: int, r
         turn, used = await _send(client, chat, options, budget, script, t0)
         attempts += used
         turns.append(turn)
-        answer = from_chat_chunks(turn.capture["chunks"])
+        answer = answer_of("chat-stream", turn.capture["chunks"])
         budget -= _used_tokens(turn)
         if not answer.calls:
             stop = {"stop": "return", "length": "token_limit"}.get(answer.finish or "", answer.finish or "unknown")
@@ -248,7 +248,7 @@ async def _send(client: Any, chat: dict[str, Any], options: ServerOptions, budge
     """One streamed request, retried on 429, 5xx, timeouts and broken connections; (turn, attempts)."""
     import openai
 
-    from harmony_viz.servers._client import build_request
+    from harmony_viz.servers import build_request
 
     request = build_request("chat-stream", chat, model=options.model, max_tokens=max(1, budget), script=script)
     last = ""

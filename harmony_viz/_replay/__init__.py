@@ -10,10 +10,21 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from harmony_viz._replay._page import page_html, save_html
+from harmony_viz._replay._api_view import ApiViews
+from harmony_viz._replay._page import name_of, page_html, payload, save_html, script_json
 from harmony_viz._replay._steps import PRESETS
 
-__all__ = ["PRESETS", "ReplayWidget", "page_html", "replay", "save_html"]
+__all__ = [
+    "PRESETS",
+    "ApiViews",
+    "ReplayWidget",
+    "name_of",
+    "page_html",
+    "payload",
+    "replay",
+    "save_html",
+    "script_json",
+]
 
 _WIDGET = {"ReplayWidget", "replay"}
 

@@ -14,6 +14,7 @@ import bisect
 import json
 from typing import TYPE_CHECKING, Any
 
+from harmony_viz._replay._steps import tokens_fed
 from harmony_viz.projections import Projector, open_parts
 from harmony_viz.scanner import MessageStart, ToolCallEnd
 
@@ -33,9 +34,9 @@ class ApiViews:
     turn, folds that turn again from its start.
     """
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, *, prompt_tokens: int | None = None) -> None:
         self.trace = trace
-        self.units = "tokens" if trace.unit == "token" else "chars"
+        self.prompt_tokens = prompt_tokens  # a run's prompt length; else usage counts what precedes the turn
         # steps where a message from anyone but the assistant began a new turn
         self._turns = sorted({m.step_started for m in trace.headers if m.role != "assistant" and m.step_started is not None})
         self._projectors: tuple[Projector, Projector] | None = None
@@ -43,7 +44,17 @@ class ApiViews:
         self._at = -1
 
     def _new(self) -> tuple[Projector, Projector]:
-        return Projector(units=self.units), Projector(legacy_vllm=True, units=self.units)  # type: ignore[arg-type]
+        # spans count the trace's unit; usage counts the prompt (see Projector)
+        kw: dict[str, Any] = {"unit": self.trace.unit, "prompt_tokens": self.prompt_tokens, "tokens_before": self._tokens_before}
+        return Projector(**kw), Projector(legacy_vllm=True, **kw)
+
+    def _tokens_before(self, offset: int) -> int:
+        """Tokens before a span offset (the offset is a character for a trace fed as text)."""
+        if self.trace.unit == "tokens":
+            return offset
+        import numpy as np
+
+        return int(np.searchsorted(self.trace.token_char_starts, offset, side="left"))
 
     def at(self, step: int) -> dict[str, Any]:
         """``{"step": k, "views": {name: object}}``, with ``"error"`` when a projection failed."""
@@ -54,8 +65,9 @@ class ApiViews:
                 self._projectors, self._from, self._at = self._new(), start, start - 1
             if step > self._at:
                 events = self.trace.events(step, since=self._at + 1)
+                fed = tokens_fed(self.trace, step)
                 for p in self._projectors:
-                    p.add(events)
+                    p.add(events, fed=fed)
                     if step == self.trace.n_steps - 1:
                         p.finish()
                 self._at = step

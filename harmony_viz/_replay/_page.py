@@ -26,12 +26,12 @@ def script_json(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
-def payload(trace: Trace, server: dict[str, Any] | None = None) -> tuple[dict[str, Any], bytes]:
+def payload(trace: Trace, server: dict[str, Any] | None = None, *, prompt_tokens: int | None = None) -> tuple[dict[str, Any], bytes]:
     """What the browser reads, widget and page alike: the trace's columns and JSON, the data to build the API view
-    at any step (see :meth:`ApiViews.page_data`) and, for the server lens, the server tab's."""
+    at any step (see :meth:`ApiViews.page_data`; ``prompt_tokens`` as there) and, for the server lens, the server tab's."""
     from harmony_viz._replay._api_view import ApiViews
 
-    api_columns, api_meta = ApiViews(trace).page_data()
+    api_columns, api_meta = ApiViews(trace, prompt_tokens=prompt_tokens).page_data()
     meta, columns = trace.to_payload(api_columns)
     meta["api"] = api_meta
     if server is not None:
@@ -39,7 +39,7 @@ def payload(trace: Trace, server: dict[str, Any] | None = None) -> tuple[dict[st
     return meta, columns
 
 
-def page_html(trace: Trace, *, step: int = -1, title: str | None = None, server: dict[str, Any] | None = None,
+def page_html(trace: Trace, *, step: int = -1, title: str | None = None, server: dict[str, Any] | None = None, prompt_tokens: int | None = None,
               name: str | None = None, links: Sequence[tuple[str, str]] = (), data: tuple[dict[str, Any], bytes] | None = None) -> str:
     """The full text of a standalone page replaying ``trace``, opened at ``step`` (-1: the end of the stream).
 
@@ -54,7 +54,7 @@ def page_html(trace: Trace, *, step: int = -1, title: str | None = None, server:
     why = step_error(step, trace.n_steps)
     if why:
         raise ValueError(why)
-    meta, columns = data if data is not None else payload(trace, server)
+    meta, columns = data if data is not None else payload(trace, server, prompt_tokens=prompt_tokens)
     embedded = {
         "meta": meta,
         "columns": base64.b64encode(columns).decode("ascii"),
@@ -87,15 +87,31 @@ def page_html(trace: Trace, *, step: int = -1, title: str | None = None, server:
     )
 
 
-def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: str | None = None, step: int = -1,
+def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: str | None = None, step: int = -1, run: int | None = None,
               title: str | None = None, name: str | None = None, links: Sequence[tuple[str, str]] = ()) -> Path:
-    """Write a standalone replay page for ``source`` (anything :func:`harmony_viz.replay` takes), opened at ``step`` (-1: the end)."""
-    from harmony_viz.servers._view import lens_source
-    from harmony_viz.trace import Trace, tokens_of
+    """Write a standalone replay page for ``source`` (anything :func:`harmony_viz.replay` takes), opened at ``step`` (-1: the end).
 
-    lens = lens_source(source)
-    ids, server = (lens[0], lens[2]) if lens is not None else (tokens_of(source), None)
-    trace = Trace.build(ids, chunking, role=role or (lens[1] if lens is not None else None))
+    ``name`` (what the page says it replays) defaults to the file's name, or the run's id.
+    """
+    from harmony_viz.inputs import read
+    from harmony_viz.trace import Trace
+
+    found = read(source)
+    stream = found.stream(run)
+    trace = Trace.build(stream.ids, chunking, role=role or stream.role)
+    page = page_html(trace, step=step, title=title, server=stream.server, prompt_tokens=stream.prompt_tokens,
+                     name=name if name is not None else name_of(found, stream), links=links)
     out = Path(path)
-    out.write_text(page_html(trace, step=step, title=title, server=server, name=name, links=links), encoding="utf-8")
+    out.write_text(page, encoding="utf-8")
     return out
+
+
+def name_of(found: Any, stream: Any) -> str | None:
+    """What a page replays, for its title: the file's name, or the run's id, with the run picked from several."""
+    if found.path is not None:
+        name = found.path.name
+    elif found.kind == "runs" and len(found.value) == 1:
+        name = f"run {found.value[0].id}"
+    else:
+        return None
+    return f"{name} · {stream.label}" if stream.label else name

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from harmony_viz.trace import Trace
@@ -20,17 +20,20 @@ def step_error(step: object, n_steps: int) -> str | None:
 
 def tokens_fed(trace: Trace, step: int) -> int:
     """How many whole tokens had been fed by the end of ``step``."""
-    end = trace.steps[step].end
-    if trace.unit == "char":
-        import numpy as np
-
-        return int(np.searchsorted(trace.token_char_starts, end, side="right") - 1)
-    return end
+    return int(_fed(trace)[step])
 
 
 def step_for_tokens(trace: Trace, fed: int) -> int:
     """The first step that has fed at least ``fed`` tokens (the same place under another chunking)."""
-    for s in trace.steps:
-        if tokens_fed(trace, s.index) >= fed:
-            return s.index
-    return trace.n_steps - 1
+    import numpy as np
+
+    return min(int(np.searchsorted(_fed(trace), fed, side="left")), trace.n_steps - 1)
+
+
+def _fed(trace: Trace) -> Any:
+    """Whole tokens fed by the end of each step (they never decrease)."""
+    if trace.unit == "chars":
+        import numpy as np
+
+        return np.searchsorted(trace.token_char_starts, trace.step_ends, side="right") - 1
+    return trace.step_ends

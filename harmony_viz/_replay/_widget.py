@@ -10,7 +10,6 @@ PosixPath('replay.html')
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,10 +19,11 @@ import anywidget
 import traitlets
 
 from harmony_viz._replay._api_view import ApiViews
-from harmony_viz._replay._page import page_html, payload
+from harmony_viz._replay._page import name_of, page_html, payload
 from harmony_viz._replay._steps import PRESETS, step_error, step_for_tokens, tokens_fed
 from harmony_viz._static import asset
-from harmony_viz.trace import CHUNKINGS, Trace, parse_chunking, tokens_of
+from harmony_viz.inputs import read
+from harmony_viz.trace import CHUNKINGS, Trace, parse_chunking
 
 
 class ReplayWidget(anywidget.AnyWidget):
@@ -42,9 +42,12 @@ class ReplayWidget(anywidget.AnyWidget):
     _live = traitlets.Bool(True).tag(sync=True)
 
     def __init__(self, tokens: list[int], chunking: str = "token", *, role: str | None = None, step: int = 0,
-                 server: dict[str, Any] | None = None, name: str | None = None, **kwargs: Any) -> None:
+                 server: dict[str, Any] | None = None, prompt_tokens: int | None = None, source: str = "", name: str | None = None,
+                 **kwargs: Any) -> None:
         self._tokens: list[int] | None = None  # a live recording's ids; otherwise the trace holds them
         self._role = role
+        self._prompt = prompt_tokens  # the prompt's length when the input said it (a run's prompt ids)
+        self.source = source  # what was read, as what ("read run.json as a run")
         self.name = name  # what is replayed (a file, a run): a saved page's title names it
         self._server = server  # the server tab's data (server lens), carried in the payload
         self._live_run: str | None = None
@@ -55,13 +58,13 @@ class ReplayWidget(anywidget.AnyWidget):
         tokens = ()  # the trace holds the ids now (4 bytes each, not a list of ints)
         meta, columns = self._payload(trace)
         self._trace = trace
-        self._api = ApiViews(trace)
+        self._api = ApiViews(trace, prompt_tokens=prompt_tokens)
         super().__init__(chunking=str(trace.chunking), chunkings=list(PRESETS), _meta=meta, _columns=columns, **kwargs)
         self.step = step if step >= 0 else trace.n_steps + step
 
     def _payload(self, trace: Trace) -> tuple[dict[str, Any], bytes]:
         # the browser builds the API view of any step from this payload: no round trip per step
-        return payload(trace, self._server)
+        return payload(trace, self._server, prompt_tokens=self._prompt)
 
     @property
     def api_view(self) -> dict[str, Any]:
@@ -107,7 +110,7 @@ class ReplayWidget(anywidget.AnyWidget):
         # Keep the same place in the stream: the first new step that has fed at least as much.
         fed = tokens_fed(self._trace, self.step)
         self._trace = trace
-        self._api = ApiViews(trace)
+        self._api = ApiViews(trace, prompt_tokens=self._prompt)
         meta, columns = self._payload(trace)
         with self.hold_sync():
             self._meta = meta
@@ -135,6 +138,7 @@ class ReplayWidget(anywidget.AnyWidget):
     def start_live(self, prompt_ids: Sequence[int] = (), *, run_id: str | None = None) -> None:
         """Show ``prompt_ids`` and follow the tokens that ``append_tokens`` brings (e.g. from ``record(live=…)``)."""
         self._tokens = [int(t) for t in prompt_ids]
+        self._prompt = len(self._tokens) if self._tokens else None
         self._live_run = run_id
         self._live_dirty = False
         self._rebuild(follow=True)
@@ -165,7 +169,7 @@ class ReplayWidget(anywidget.AnyWidget):
         meta, columns = self._payload(trace)
         step = trace.n_steps - 1 if follow else min(self.step, trace.n_steps - 1)
         self._trace = trace
-        self._api = ApiViews(trace)
+        self._api = ApiViews(trace, prompt_tokens=self._prompt)
         with self.hold_sync():
             self._meta = meta
             self._columns = columns
@@ -186,41 +190,29 @@ class ReplayWidget(anywidget.AnyWidget):
         return out
 
 
-def replay(source: Any, chunking: str = "token", *, role: str | None = None, step: int = 0, name: str | None = None) -> ReplayWidget:
+def replay(source: Any, chunking: str = "token", *, role: str | None = None, step: int = 0, run: int | None = None,
+           name: str | None = None) -> ReplayWidget:
     """A widget replaying ``source`` through the scanner, ``chunking`` deciding the steps.
 
-    ``source`` is token ids, Harmony text, a conversation (rendered first) or a run record.
-    Chunkings: {chunkings}. ``role`` is for a completion that starts inside an assistant
-    message; ``step=-1`` opens at the end of the stream; ``name`` says what is replayed (a
-    saved page's title), by default the run's id when ``source`` is a run.
+    ``source`` is anything :func:`harmony_viz.inputs.read` reads: a path (a string naming a
+    file is read as that file), Harmony text, token ids, a conversation or Chat Completions
+    request (rendered first), a run, a capture or server-check results; ``run`` picks one of
+    a file's runs (default 0). ``w.source`` says what was read. Chunkings: {chunkings}.
+    ``role`` is for a completion that starts inside an assistant message; ``step=-1`` opens
+    at the end of the stream; ``name`` says what is replayed (a saved page's title), by
+    default the file's name or the run's id.
 
     >>> w = replay([200006, 173781, 200008, 12194, 200007], chunking="every:2")
     >>> w.n_steps  # before anything, 3 chunks of up to 2 tokens, end of stream
     5
+    >>> w.source
+    'read the list given as token ids'
     """
-    from harmony_viz.servers._view import lens_source
-
-    name = name if name is not None else name_of(source)
-    lens = lens_source(source)
-    if lens is not None:
-        ids, lens_role, server = lens
-        return ReplayWidget(ids, chunking, role=role or lens_role, step=step, server=server, name=name)
-    return ReplayWidget(tokens_of(source), chunking, role=role, step=step, name=name)
-
-
-def name_of(source: Any) -> str | None:
-    """What a replay of ``source`` shows, for a page's title: a run's id, a file's name, or None."""
-    if isinstance(source, (str, os.PathLike)) and not (isinstance(source, str) and ("<|" in source or "\n" in source)):
-        path = Path(source)
-        try:
-            if path.is_file():
-                return path.name
-        except OSError:  # a long text is no path
-            pass
-    if type(source).__name__ == "Run" or (isinstance(source, dict) and ("prompt_token_ids" in source or "completion_token_ids" in source)):
-        run_id = source.get("id") if isinstance(source, dict) else getattr(source, "id", None)
-        return f"run {run_id}" if isinstance(run_id, str) and run_id else None
-    return None
+    found = read(source)
+    stream = found.stream(run)
+    said = found.said + (f"; {stream.label}" if stream.label else "")
+    return ReplayWidget(list(stream.ids), chunking, role=role or stream.role, step=step, server=stream.server, prompt_tokens=stream.prompt_tokens,
+                        source=said, name=name if name is not None else name_of(found, stream))
 
 
 replay.__doc__ = (replay.__doc__ or "").replace("{chunkings}", "; ".join(f"``{k}`` ({v})" for k, v in CHUNKINGS.items()))

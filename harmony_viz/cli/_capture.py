@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harmony_viz.cli._common import CLIError, command
+from harmony_viz.cli._common import CLIError, add_out, command
 
 EPILOG = """examples:
   harmony-viz capture --base-url http://127.0.0.1:8000/v1 --prompt "Weather in Paris?" --stream -o cap.json
@@ -26,14 +26,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--api", choices=["chat", "responses"], default="chat", help="which API (default chat)")
     p.add_argument("--stream", action="store_true", help="stream the answer (chunks/events kept with arrival times)")
     p.add_argument("--max-tokens", type=int, metavar="N", help="maximum tokens to generate")
-    p.add_argument("-o", "--out", required=True, metavar="CAPTURE.json", help="file to write")
+    add_out(p, metavar="CAPTURE.json", required=True, help="file to write")
     p.add_argument("--timeout", type=float, default=300.0, metavar="S", help="seconds for the request (default 300)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.servers._capture import capture
-    from harmony_viz.servers._check import CheckInputError, read_request
-    from harmony_viz.servers._client import ServerError
+    from harmony_viz.servers import CheckInputError, ServerError, capture, read_request
 
     if args.max_tokens is not None and args.max_tokens < 1:
         raise CLIError(f"--max-tokens must be at least 1, got {args.max_tokens}")
@@ -46,5 +44,6 @@ def run(args: argparse.Namespace) -> int:
     server = run.metadata.extra["server"]
     got = f"{len(run.completion_token_ids)} token ids ({server['token_ids_source']})" if server["token_ids_source"] else server["token_ids_note"]
     err = f"; the server answered {server['error']}" if server["error"] else ""
-    print(f"captured {server['api']} from {args.base_url} ({run.metadata.model}): {got}{err}; wrote {args.out}", file=sys.stderr)
+    engine = f", {server['engine']}" if server.get("engine") else ""
+    print(f"captured {server['api']} from {args.base_url} ({run.metadata.model}{engine}): {got}{err}; wrote {args.out}", file=sys.stderr)
     return 0

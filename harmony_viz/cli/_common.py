@@ -4,20 +4,55 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 
-def command(subparsers: Any, name: str, run: Any, *, help: str, description: str, epilog: str | None = None) -> argparse.ArgumentParser:
+def command(subparsers: Any, name: str, run: Any, *, help: str, description: str, epilog: str | None = None, allow_abbrev: bool = True) -> argparse.ArgumentParser:
     """Add subcommand ``name``: its help line, description and examples (kept as written), run by ``run(args)``."""
-    p = subparsers.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=allow_abbrev)
     p.set_defaults(func=run)
     return p
 
 
+def add_out(p: argparse.ArgumentParser, *, metavar: str, help: str, required: bool = False, default: str | None = None, output_alias: bool = False) -> None:
+    """``-o/--out FILE``, ``args.out``: how every command names its output file (``-o`` never means anything else).
+
+    ``output_alias``: ``--output`` keeps working, hidden, where it named the file before (html, demo).
+    """
+    p.add_argument("-o", "--out", metavar=metavar, help=help, required=required, default=default)
+    if output_alias:
+        p.add_argument("--output", dest="out", metavar=metavar, help=argparse.SUPPRESS, default=argparse.SUPPRESS)
+
+
+def add_role(p: argparse.ArgumentParser) -> None:
+    """``--role assistant``: the input is a bare completion, the text after ``<|start|>assistant``."""
+    p.add_argument("--role", choices=("assistant",), default=None, help="the input is a bare completion that follows a prompt ending in <|start|>assistant")
+
+
 class CLIError(Exception):
     """A user error: printed as one line, exit status 2."""
+
+
+def read_source(path: str, *, form: str | None = None) -> Any:
+    """``path`` (``-`` for standard input) read by the one reader, :func:`harmony_viz.inputs.read`."""
+    from harmony_viz.inputs import read, read_text
+
+    if path == "-":
+        return read_text(read_input("-"), "standard input", form=form)  # type: ignore[arg-type]
+    return read(Path(path), form=form)  # type: ignore[arg-type]
+
+
+def say_read(found: Any, stream: Any = None) -> None:
+    """The form detected, in one line on stderr ("read req.json as a Chat Completions request"), and the run picked."""
+    label = getattr(stream, "label", "")
+    print(found.said + (f"; {label}" if label else ""), file=sys.stderr)
 
 
 def read_input(path: str) -> str:
@@ -41,18 +76,66 @@ def write_text(text: str) -> None:
     sys.stdout.flush()
 
 
+# Private folders of outputs being written; removed if the process is interrupted first.
+PENDING: set[Path] = set()
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write; moved onto ``path`` when the block ends well, removed otherwise.
+
+    The temporary file sits in a private hidden folder, so whatever a writer puts beside it
+    (Parquet parts of several jobs) goes when it goes: an interrupted or failed command
+    leaves no partial output behind.
+    """
+    out = Path(path)
+    if out.is_dir():
+        raise CLIError(f"{path}: is a folder; give a file name")
+    try:
+        folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    except OSError as exc:
+        raise CLIError(f"{path}: cannot write ({exc.strerror})") from None
+    PENDING.add(folder)
+    try:
+        yield folder / out.name
+        os.replace(folder / out.name, out)
+    except OSError as exc:
+        raise CLIError(f"{path}: cannot write ({exc.strerror})") from None
+    finally:
+        PENDING.discard(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# The process that installed the handler: forked workers inherit it, and only exit.
+_OWNER = os.getpid()
+
+
+def exit_on_interrupt(signum: int, frame: Any) -> None:
+    """SIGINT handler: remove partial outputs and exit now (130), without unwinding a large heap."""
+    if os.getpid() != _OWNER:  # a worker of stats --jobs: the parent cleans up and says so
+        os._exit(130)
+    for folder in list(PENDING):
+        shutil.rmtree(folder, ignore_errors=True)
+    if "multiprocessing" in sys.modules:  # workers of stats --jobs
+        for child in sys.modules["multiprocessing"].active_children():
+            child.terminate()
+    try:
+        sys.stderr.write("harmony-viz: interrupted\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(130)
+
+
 def write_page(output: str, page: str, example: str) -> Path | None:
-    """Write an HTML page to the file ``output``, or to stdout for ``-`` (returns None then)."""
+    """Write an HTML page to the file ``output`` (whole or not at all), or to stdout for ``-`` (returns None then)."""
     if output == "-":
         write_text(page)
         return None
     out = Path(output)
     if out.is_dir():
         raise CLIError(f"{output}: is a folder; give a file name such as {out / example}")
-    try:
-        out.write_text(page, encoding="utf-8")
-    except OSError as exc:
-        raise CLIError(f"{output}: cannot write ({exc.strerror})") from None
+    with atomic_path(out) as tmp:
+        tmp.write_text(page, encoding="utf-8")
     return out
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, command
+from harmony_viz.cli._common import CLIError, add_out, command
 
 # The transcript the replay page shows: a real tool-calling conversation (analysis,
 # three get_weather calls, their results, a final table) from the bundled sample.
@@ -24,7 +24,7 @@ def add_parser(subparsers: Any) -> None:
     p = command(subparsers, "demo", run, help="write a replay page and a stats report of the bundled real gpt-oss runs", description="Write two self-contained HTML pages from the sample of real gpt-oss runs shipped "
         "with the package (see harmony_viz/data/PROVENANCE.md): a replay of one tool-calling "
         "transcript, and charts of where the output tokens of all bundled runs go.", epilog=_EXAMPLES)
-    p.add_argument("-o", "--output", default="demo.html", metavar="FILE_OR_DIR", help="an .html file name, or a folder (default: demo.html)")
+    add_out(p, metavar="FILE_OR_DIR", default="demo.html", help="an .html file name, or a folder (default: demo.html)", output_alias=True)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from harmony_viz.charts import save_report
     from harmony_viz.data import sample_paths
 
-    replay, report = demo_paths(args.output)
+    replay, report = demo_paths(args.out)
     try:
         report.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -22,8 +22,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.leak import escape, escape_json, unescape, unescape_json
-    from harmony_viz.leak._escape import json_problem
+    from harmony_viz.leak import escape, escape_json, json_problem, unescape, unescape_json
 
     text = read_input(args.file)
     if args.json:

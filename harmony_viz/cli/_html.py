@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, command, read_input, write_page
+from harmony_viz.cli._common import CLIError, add_out, add_role, command, read_source, say_read, write_page
+from harmony_viz.cli._findings import finding_name
 
 _EXAMPLES = """\
 examples:
@@ -21,58 +20,18 @@ examples:
 
 def add_parser(subparsers: Any) -> None:
     p = command(subparsers, "html", run, help="write a self-contained HTML page that replays a stream through the scanner", description="Write one HTML file replaying a stream step by step: token chips, scanner state, events, "
-            "conversation and API view. Input: a JSON array of token ids, Harmony text, a conversation "
-            "JSON ({\"messages\": [...]}) or a run file (.json/.jsonl). The page works offline from file://.", epilog=_EXAMPLES)
+            "conversation and API view. Input: a JSON array of token ids, Harmony text, conversation "
+            "JSON or a Chat Completions request ({\"messages\": [...]}), a run file (.json, .jsonl, .parquet, a Markdown trial) or a capture. The page works offline from file://.", epilog=_EXAMPLES)
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
-    p.add_argument("-o", "--output", metavar="OUT.html", default="-", help="where to write the page (default: standard output)")
+    add_out(p, metavar="OUT.html", default="-", help="where to write the page (default: standard output)", output_alias=True)
     p.add_argument("--chunking", default="token", metavar="SPEC",
                    help="how the stream is cut into steps: token (default), every:N, random:SEED, chars:N, bytes:N, server")
-    p.add_argument("--role", choices=("assistant",), default=None, help="the stream is a completion that starts inside an assistant message")
+    add_role(p)
     p.add_argument("--step", type=int, default=-1, metavar="N", help="the step the page opens at (default -1: the end of the stream, as demo's page; negative counts from the end)")
-    p.add_argument("--run", type=int, default=0, metavar="N", help="for run files holding several runs: which one (0-based, default 0)")
+    p.add_argument("--run", type=int, default=None, metavar="N", help="for run files holding several runs: which one (0-based, negative from the end; default 0)")
     p.add_argument("--title", default=None, help="the page title")
     p.add_argument("--template", metavar="FILE", default=None,
                    help="instead of a replay: the render diff of a Chat Completions request (the input) against this chat template (.jinja or model folder)")
-
-
-def _source(text: str, origin: str, run_index: int) -> Any:
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        try:
-            from harmony_viz.cli._parse import parse_source
-        except ImportError:  # parse not built: plain JSON arrays still work
-            value = json.loads(stripped)
-            if isinstance(value, list):
-                return value
-            return text
-        return parse_source(text, origin)
-    is_jsonl = origin.endswith(".jsonl")
-    if stripped.startswith("{") or is_jsonl:
-        try:
-            obj = json.loads(stripped) if not is_jsonl else None
-        except ValueError:
-            obj = None
-        if isinstance(obj, dict) and "messages" in obj and not any(k in obj for k in ("prefill_text", "output_text", "prompt_token_ids", "text")):
-            return obj  # a conversation: rendered by tokens_of
-        try:
-            from harmony_viz.runs._load import runs_from_file_text
-        except ImportError:
-            raise CLIError(f"{origin}: reading run files needs harmony_viz.runs, which is not available; "
-                           "give token ids or Harmony text") from None
-        runs = runs_from_file_text(text, Path(origin))
-        if not runs:
-            raise CLIError(f"{origin}: no runs found in this file")
-        if not -len(runs) <= run_index < len(runs):
-            raise CLIError(f"{origin}: --run {run_index} is out of range; the file holds {len(runs)} run(s), 0 to {len(runs) - 1}")
-        return runs[run_index]
-    return text
-
-
-def _lens(source: Any) -> Any:
-    """(ids, role, server tab data) for a capture (server lens), else None."""
-    from harmony_viz.servers._view import is_capture, lens_source
-
-    return lens_source(source) if is_capture(source) else None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,35 +39,25 @@ def run(args: argparse.Namespace) -> int:
         from harmony_viz.cli._template_page import run_template_page
 
         return run_template_page(args)
-    from harmony_viz._replay import page_html
-    from harmony_viz.trace import SourceError, Trace, parse_chunking, tokens_of
+    from harmony_viz._replay import name_of, page_html
+    from harmony_viz.trace import Trace, parse_chunking
 
     try:
         chunking = parse_chunking(args.chunking)
     except ValueError as exc:
         raise CLIError(f"--chunking: {exc}") from None
-    text = read_input(args.file)
-    origin = "stdin" if args.file == "-" else args.file
-    if not text.strip():
-        raise CLIError(f"{origin}: empty input; give token ids (a JSON array) or Harmony text")
-    try:
-        source = _source(text, origin, args.run)
-        lens = _lens(source)
-        ids = lens[0] if lens is not None else tokens_of(source)
-    except SourceError as exc:
-        raise CLIError(f"{origin}: {exc}") from None
-    if not ids:
-        raise CLIError(f"{origin}: the stream has no tokens")
-    trace = Trace.build(ids, chunking, role=args.role or (lens[1] if lens is not None else None))
+    found = read_source(args.file)
+    stream = found.stream(args.run)
+    if not stream.ids or (stream.text is not None and not stream.text.strip()):
+        raise CLIError(f"{finding_name(args.file)}: the stream has no tokens; give Harmony text, token ids, a run or a conversation")
+    trace = Trace.build(stream.ids, chunking, role=args.role or stream.role)
     step = args.step if args.step >= 0 else trace.n_steps + args.step
     if not 0 <= step < trace.n_steps:
         raise CLIError(f"--step {args.step} is out of range: this replay has steps 0 to {trace.n_steps - 1} (or -1 for the end)")
-    name = "standard input" if args.file == "-" else Path(args.file).name
-    run_id = getattr(source, "id", None)
-    if type(source).__name__ == "Run" and isinstance(run_id, str) and run_id and run_id != name:
-        name = f"{name} · run {run_id}"
-    page = page_html(trace, step=step, title=args.title, server=lens[2] if lens is not None else None, name=name)
-    out = write_page(args.output, page, "replay.html")
+    say_read(found, stream)  # once every input is known good: bad input stays one line
+    name = name_of(found, stream) or ("standard input" if args.file == "-" else args.file)
+    page = page_html(trace, step=step, title=args.title, server=stream.server, prompt_tokens=stream.prompt_tokens, name=name)
+    out = write_page(args.out, page, "replay.html")
     if out is not None:
-        print(f"wrote {out} ({len(ids)} tokens, {trace.n_steps} steps, {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
+        print(f"wrote {out} ({len(stream.ids)} tokens, {trace.n_steps} steps, {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
     return 0

@@ -18,7 +18,7 @@ examples:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from harmony_viz.leak._detect import SURFACES
+    from harmony_viz.leak import SURFACES
 
     p = command(subparsers, "leaks", run, help="detect Harmony markup leaked into assistant text, thinking or tool arguments", description='Print {"leak": bool, "signals": [...]} for the text, signals as letters.', epilog=EPILOG)
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")

@@ -10,7 +10,7 @@ from harmony_viz.cli._common import CLIError, command
 
 EPILOG = """examples:
   harmony-viz make-tiny-model tiny-gpt-oss
-  harmony-viz record --model tiny-gpt-oss --prompt "What is 2+2?" --tools demo --out runs.jsonl
+  harmony-viz record --model tiny-gpt-oss --prompt "What is 2+2?" --demo-tools --out runs.jsonl
 """
 
 
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     size = sum(f.stat().st_size for f in Path(out).iterdir() if f.is_file())
     print(
         f"wrote a tiny gpt-oss model ({size / 1e6:.1f} MB) to {out}; try: "
-        f"harmony-viz record --model {out} --prompt 'What is 2+2?' --tools demo --out runs.jsonl",
+        f"harmony-viz record --model {out} --prompt 'What is 2+2?' --demo-tools --out runs.jsonl",
         file=sys.stderr,
     )
     return 0

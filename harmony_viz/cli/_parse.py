@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import random
 from collections.abc import Sequence
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, command, read_input, write_json
+from harmony_viz.cli._common import add_role, command, read_source, say_read, write_json
+from harmony_viz.cli._findings import finding_name, show_findings
 
 OUTPUTS = ("messages", "events", "chat", "chat-stream", "responses", "responses-stream")
 
@@ -22,33 +22,19 @@ examples:
 
 
 def add_parser(subparsers: Any) -> None:
-    p = command(subparsers, "parse", run, help="scan a Harmony stream into messages, events and diagnostics", description="Scan a Harmony stream. Input: a JSON array of token ids, or Harmony text with control tokens spelled <|...|>.", epilog=_EXAMPLES)
+    # No abbreviations: `--out` must not reach --output, which names a format here, never a file.
+    p = command(subparsers, "parse", run, allow_abbrev=False, help="scan a Harmony stream into messages, events and diagnostics", description="Scan a Harmony "
+        "stream. Input: Harmony text with control tokens spelled <|...|>, a JSON array of token ids, a run file, a Markdown trial, a capture, or "
+        "conversation JSON (rendered first). Diagnostics are also printed on stderr as PATH:LINE:COL: severity code message.", epilog=_EXAMPLES)
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
-    p.add_argument("--role", choices=("assistant",), default=None, help="the stream is a completion that follows a prompt ending in <|start|>assistant")
+    add_role(p)
     p.add_argument("--output", choices=OUTPUTS, default="messages", help="messages (one JSON object, default), events (one JSON object a line), or an API projection")
     p.add_argument("--chunk-seed", type=int, default=None, metavar="N", help="feed the input in random-size chunks drawn from seed N (messages and diagnostics must not change)")
     p.add_argument("--legacy-vllm", action="store_true", help="projections only: reproduce vLLM's older shape (preambles hidden as reasoning)")
     p.add_argument("--tools", metavar="TOOLS.json", help="projections only: the request's tools (the JSON `lint --tools` reads); a bare or dotted recipient that names one is a function_call, not an mcp_call")
     p.add_argument("--reasoning-field", choices=("reasoning_content", "reasoning", "both"), default="reasoning_content", help="chat projections: the reasoning field's name (vLLM 0.32 sends `reasoning`; older vLLM, SGLang and llama.cpp `reasoning_content`)")
     p.add_argument("--strict", action="store_true", help="exit 1 when any error diagnostic is found")
-
-
-def parse_source(text: str, origin: str) -> str | list[int]:
-    """A JSON array of ints is token ids; anything else is Harmony text."""
-    stripped = text.strip()
-    if stripped.startswith("[") and stripped.endswith("]"):
-        try:
-            value = json.loads(stripped)
-        except ValueError:
-            return text
-        if isinstance(value, list):
-            from harmony_viz.tokens import check_ids
-
-            try:
-                return check_ids(value)
-            except ValueError as exc:
-                raise CLIError(f"{origin}: {exc}; give a JSON array of token ids, or Harmony text") from None
-    return text
+    p.add_argument("--run", type=int, default=None, metavar="N", help="for run files holding several runs (JSONL, a Markdown trial): which one (0-based, default 0)")
 
 
 def chunks(source: str | Sequence[int], seed: int | None) -> list[str | Sequence[int]]:
@@ -68,25 +54,35 @@ def chunks(source: str | Sequence[int], seed: int | None) -> list[str | Sequence
 def run(args: argparse.Namespace) -> int:
     from harmony_viz.scanner import Scanner, assemble, event_to_json
 
-    origin = "standard input" if args.file == "-" else args.file
-    source = parse_source(read_input(args.file), origin)
-    scanner = Scanner(role=args.role)
+    found = read_source(args.file)
+    stream = found.stream(args.run)
+    projecting = args.output not in ("messages", "events")
+    tools = None
+    if projecting:
+        from harmony_viz.cli._lint import load_tools
+
+        tools = load_tools(args.tools) if args.tools else (list(stream.tools) if stream.tools else None)
+    say_read(found, stream)  # once every input is known good: bad input stays one line
+    # A projection counts tokens (its usage), so it scans the ids; messages and events keep the input's own units.
+    source = list(stream.ids) if projecting else stream.source
+    unit = "chars" if isinstance(source, str) else "tokens"
+    scanner = Scanner(role=args.role or stream.role)
     steps = [scanner.feed(chunk) for chunk in chunks(source, args.chunk_seed)]
     steps.append(scanner.flush())
     events = [ev for step in steps for ev in step]
     result = assemble(events)
+    show_findings(result.diagnostics, finding_name(args.file), source)
 
     if args.output == "messages":
-        write_json(result.to_json())
+        write_json({**result.to_json(), "unit": unit})
     elif args.output == "events":
         for ev in events:
-            write_json(event_to_json(ev))
+            write_json({**event_to_json(ev), "unit": unit})
     else:
-        from harmony_viz.cli._lint import load_tools
         from harmony_viz.projections import project_for_cli
 
-        tools = load_tools(args.tools) if args.tools else None
-        projected = project_for_cli(args.output, steps, legacy_vllm=args.legacy_vllm, tools=tools, reasoning_field=args.reasoning_field)
+        projected = project_for_cli(args.output, steps, legacy_vllm=args.legacy_vllm, tools=tools, reasoning_field=args.reasoning_field,
+                                    prompt_tokens=stream.prompt_tokens)
         if args.output.endswith("-stream"):
             for item in projected:
                 write_json(item)

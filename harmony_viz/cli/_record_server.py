@@ -5,17 +5,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harmony_viz.cli._common import CLIError, read_input
+from harmony_viz.cli._common import CLIError
 
 
 def run_server(args: argparse.Namespace) -> int:
-    from harmony_viz._record._prompts import PromptSpec, read_prompt_specs
-    from harmony_viz._record._record import check_effort
-    from harmony_viz._record._server import ServerOptions, record_server_batch
+    from harmony_viz._record import PromptSpec, ServerOptions, check_effort, record_server_batch
+    from harmony_viz.cli._record import prompt_specs
 
+    specs = prompt_specs(args)
     try:
         efforts = [check_effort(e) for e in args.effort.split(",") if e.strip()]
-        specs = [PromptSpec("p00000", args.prompt)] if args.prompt is not None else read_prompt_specs(read_input(args.prompts), args.prompts)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
     if not efforts:
@@ -27,11 +26,11 @@ def run_server(args: argparse.Namespace) -> int:
         raise CLIError(f"--retries must be 0 or more, got {args.retries}")
     if args.top_logprobs:
         raise CLIError("--top-logprobs is for transformers recording; through a server the runs keep token ids and times")
-    if len(efforts) > 1:  # one run set per effort, ids made distinct
-        specs = [PromptSpec(f"{s.id}-{e}", s.prompt, e, s.tools) for s in specs for e in efforts if s.reasoning_effort in (None, e)]
+    if len(efforts) > 1:  # one run set per effort, ids made distinct; a line's own effort wins, as with transformers
+        specs = [PromptSpec(f"{s.id}-{e}", s.prompt, e, s.tools) for s in specs for e in ([s.reasoning_effort] if s.reasoning_effort else efforts)]
     _check_server(args.server, args.model)
     options = ServerOptions(
-        model=args.model, reasoning_effort=efforts[0], tools=None if args.tools == "none" else args.tools, instructions=args.instructions,
+        model=args.model, reasoning_effort=efforts[0], tools="demo" if args.demo_tools else None, instructions=args.instructions,
         max_tokens=args.max_new_tokens, max_turns=args.max_turns, temperature=args.temperature, top_p=args.top_p, seed=args.seed,
         timeout=args.timeout, attempts=args.retries + 1,
     )  # fmt: skip

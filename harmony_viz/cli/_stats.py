@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, command, write_json, write_text
+from harmony_viz.cli._common import CLIError, atomic_path, command, write_json, write_text
 
 _EXAMPLES = """\
 examples:
@@ -56,35 +56,77 @@ def run(args: argparse.Namespace) -> int:
     progress = False if args.no_progress else None
     from harmony_viz.cli._stats_scale import run_at_scale, wants_scale
 
-    if wants_scale(args):
-        return run_at_scale(args, progress=progress)
-    try:
-        runs = load_runs(args.files, progress=progress)
-    except (FileNotFoundError, IsADirectoryError) as exc:
-        raise CLIError(str(exc)) from None
+    files, unreadable = readable_files(args.files)
+    if not files:
+        name_unreadable(unreadable)
+        if args.json:
+            write_json([])
+        return 1
+    if wants_scale(args, files):
+        return run_at_scale(args, files, unreadable, progress=progress)
+    runs = []
+    for run in load_runs(files, progress=progress):
+        if run.load_error is not None:
+            unreadable.append(run.load_error)  # no row: it was not read
+        else:
+            runs.append(run)
+    name_unreadable(unreadable)
     usages = analyze_runs(runs, progress=progress)
     rows = [u.to_json() for u in usages]
 
     if args.csv:
         from harmony_viz.stats import runs_frame
 
-        frame = runs_frame(usages)
-        if args.csv == "-":
-            write_text(frame.to_csv(index=False))
-        else:
-            frame.to_csv(args.csv, index=False)
-            print(f"wrote {len(frame)} runs to {args.csv}", file=sys.stderr)
+        write_csv(runs_frame(usages), args.csv)
     if args.html:
         from harmony_viz.charts import save_report
 
-        save_report(usages, args.html, title=f"harmony-viz stats: {', '.join(Path(f).name for f in args.files[:3])}"
-                    + (" …" if len(args.files) > 3 else ""))  # fmt: skip
+        with atomic_path(args.html) as tmp:
+            save_report(usages, tmp, title=report_title(args.files))
         print(f"wrote the report to {args.html}", file=sys.stderr)
+    write_rows(args, rows)
+    return 1 if unreadable else 0
+
+
+def write_csv(frame: Any, dest: str) -> None:
+    """The runs frame as CSV to the file ``dest`` (whole or not at all), or to stdout for ``-``."""
+    if dest == "-":
+        write_text(frame.to_csv(index=False))
+        return
+    with atomic_path(dest) as tmp:
+        frame.to_csv(tmp, index=False)
+    print(f"wrote {len(frame)} runs to {dest}", file=sys.stderr)
+
+
+def write_rows(args: argparse.Namespace, rows: list[dict[str, Any]]) -> None:
+    """The rows on stdout: one JSON array with --json, else the table (unless the CSV went there)."""
     if args.json:
         write_json(rows)
     elif args.csv != "-":
         write_text(format_table(rows))
-    return 0
+
+
+def readable_files(paths: list[str]) -> tuple[list[str], list[str]]:
+    """(the paths that exist, a line for each that does not); a missing file gets no row."""
+    found: list[str] = []
+    missing: list[str] = []
+    for path in paths:
+        p = Path(path)
+        if path == "-" or p.is_file() or (p.is_dir() and ((p / "state.json").is_file() or (p / "dataset_dict.json").is_file())):
+            found.append(path)
+        else:
+            missing.append(f"{path}: is a folder; pass the run files inside it (e.g. {path}/*.json)" if p.is_dir() else f"{path}: no such file")
+    return found, missing
+
+
+def name_unreadable(lines: list[str]) -> None:
+    """Name each input that could not be read, one line each on stderr."""
+    for line in lines:
+        print(f"harmony-viz stats: {line}", file=sys.stderr)
+
+
+def report_title(files: list[str]) -> str:
+    return f"harmony-viz stats: {', '.join(Path(f).name for f in files[:3])}" + (" …" if len(files) > 3 else "")
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:

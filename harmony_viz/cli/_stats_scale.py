@@ -7,38 +7,44 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harmony_viz.cli._common import CLIError, write_json, write_text
+from harmony_viz.cli._common import CLIError, atomic_path, write_text
 
 _BIG_KINDS = ("parquet", "dataset", "jsonl.gz")
 
 
-def wants_scale(args: argparse.Namespace) -> bool:
+def wants_scale(args: argparse.Namespace, files: list[str]) -> bool:
     """The streaming path: asked for by an option, or needed by the input (Parquet, gzip, a dataset folder)."""
     from harmony_viz.scale import input_kind
 
     if args.parquet or args.jobs != 1 or args.engine != "local" or args.column:
         return True
-    try:
-        return any(input_kind(f) in _BIG_KINDS for f in args.files)
-    except (FileNotFoundError, IsADirectoryError) as exc:
-        raise CLIError(str(exc)) from None
+    return any(input_kind(f) in _BIG_KINDS for f in files)
 
 
-def run_at_scale(args: argparse.Namespace, *, progress: bool | None) -> int:
+def run_at_scale(args: argparse.Namespace, files: list[str], unreadable: list[str], *, progress: bool | None) -> int:
+    from harmony_viz.cli._stats import name_unreadable, write_csv, write_rows
+
     _check(args)
+    files = _whole_files(files, unreadable)
+    name_unreadable(unreadable)
+    status = 1 if unreadable else 0
     if args.parquet:
-        rows = _write(args, args.parquet, progress)
+        if args.engine == "ray":
+            rows = _write(args, files, args.parquet, progress)  # Ray Data writes a folder of parts
+        else:
+            with atomic_path(args.parquet) as tmp:
+                rows = _write(args, files, str(tmp), progress)
         from harmony_viz.scale import summarise
 
         summary = summarise(args.parquet)
         write_text(f"wrote {rows} runs to {args.parquet}: {summary.line().split(', ', 1)[1]}\n")
         if args.html:
             _report(args, args.parquet)
-        return 0
+        return status
     # No --parquet: the rows go through a temporary file, then out as JSON, CSV or the table.
-    with tempfile.TemporaryDirectory(prefix="harmony-viz-") as tmp:
-        out = str(Path(tmp) / "rows.parquet")
-        _write(args, out, progress)
+    with tempfile.TemporaryDirectory(prefix="harmony-viz-") as tmp_dir:
+        out = str(Path(tmp_dir) / "rows.parquet")
+        _write(args, files, out, progress)
         if args.html:
             _report(args, out)
         import pyarrow.parquet as pq
@@ -48,19 +54,27 @@ def run_at_scale(args: argparse.Namespace, *, progress: bool | None) -> int:
             # As the in-memory CSV writes it: the run id as "run", codes joined by commas.
             frame = table.to_pandas().rename(columns={"id": "run"})
             frame["diagnostic_codes"] = frame["diagnostic_codes"].map(",".join)
-            if args.csv == "-":
-                write_text(frame.to_csv(index=False))
-            else:
-                frame.to_csv(args.csv, index=False)
-                print(f"wrote {len(frame)} runs to {args.csv}", file=sys.stderr)
+            write_csv(frame, args.csv)
         rows = table.to_pylist()
-    if args.json:
-        write_json(rows)
-    elif args.csv != "-":
-        from harmony_viz.cli._stats import format_table
+    write_rows(args, rows)
+    return status
 
-        write_text(format_table(rows))
-    return 0
+
+def _whole_files(files: list[str], unreadable: list[str]) -> list[str]:
+    """The files read whole (not in batches) that the reader can read; a line in ``unreadable`` for each other."""
+    from harmony_viz.inputs import InputError, read
+    from harmony_viz.scale import input_kind
+
+    kept = []
+    for path in files:
+        if path != "-" and input_kind(path) == "file":
+            try:
+                read(Path(path))
+            except InputError as exc:
+                unreadable.append(f"{exc}; file skipped")
+                continue
+        kept.append(path)
+    return kept
 
 
 def _check(args: argparse.Namespace) -> None:
@@ -78,20 +92,21 @@ def _check(args: argparse.Namespace) -> None:
         raise CLIError("- (stdin) cannot be shared between processes; save it to a file first")
 
 
-def _write(args: argparse.Namespace, out: str, progress: bool | None) -> int:
+def _write(args: argparse.Namespace, files: list[str], out: str, progress: bool | None) -> int:
     from harmony_viz.scale import ray_write_parquet, write_parquet
 
     try:
         if args.engine == "ray":
-            return ray_write_parquet(args.files, out, column=args.column, batch_size=args.batch_size)
-        return write_parquet(args.files, out, column=args.column, jobs=args.jobs, batch_size=args.batch_size, progress=progress)
+            return ray_write_parquet(files, out, column=args.column, batch_size=args.batch_size)
+        return write_parquet(files, out, column=args.column, jobs=args.jobs, batch_size=args.batch_size, progress=progress)
     except (FileNotFoundError, IsADirectoryError, ImportError, ValueError) as exc:
         raise CLIError(str(exc)) from None
 
 
 def _report(args: argparse.Namespace, rows: str) -> None:
     from harmony_viz.charts import save_report
+    from harmony_viz.cli._stats import report_title
 
-    names = ", ".join(Path(f).name for f in args.files[:3]) + (" …" if len(args.files) > 3 else "")
-    save_report(Path(rows), args.html, title=f"harmony-viz stats: {names}")
+    with atomic_path(args.html) as tmp:
+        save_report(Path(rows), tmp, title=report_title(args.files))
     print(f"wrote the report to {args.html}", file=sys.stderr)

@@ -50,11 +50,12 @@ def _template(args: argparse.Namespace) -> Any:
 
 
 def _is_dataset(path: Path) -> bool:
+    """Parquet, JSONL, or a JSON array of request objects; anything else is one request (read by the one reader)."""
     if path.suffix == ".parquet" or path.name.endswith((".jsonl", ".jsonl.gz")):
         return True
     with path.open("rb") as f:
         head = f.read(4096).lstrip()
-    return head.startswith(b"[")
+    return head.startswith(b"[") and head[1:].lstrip().startswith(b"{")
 
 
 def _print_one(index: int, result: Any) -> None:
@@ -71,8 +72,7 @@ def _print_one(index: int, result: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.templates import DatasetSummary, LensError, check_requests, read_requests
-    from harmony_viz.templates._jinja import parse_date
+    from harmony_viz.templates import DatasetSummary, LensError, check_requests, parse_date, read_requests
 
     if args.batch_size < 1:
         raise CLIError("--batch-size must be at least 1")
@@ -87,12 +87,20 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"{args.file}: no such file" if not path.exists() else f"{args.file}: is a folder, expected a file")
     dataset = _is_dataset(path)
     try:
-        rows = read_requests(path, batch_size=args.batch_size)
+        if dataset:
+            rows = read_requests(path, batch_size=args.batch_size)
+        else:
+            from harmony_viz.cli._common import say_read
+            from harmony_viz.cli._template_page import read_request
+
+            found = read_request(args.file)
+            rows = iter([(0, found.value)])
         results = check_requests(rows, template, date=args.date, for_completion=args.for_completion)
         if not dataset:
             index, result = next(results, (0, LensError(f"{args.file}: holds no request")))
             if isinstance(result, LensError):
                 raise CLIError(f"{args.file}: {result}")
+            say_read(found)
             write_json(result.to_json(index)) if args.json else _print_one(index, result)
             return 0 if result.identical else 1
         return _run_dataset(args, results, DatasetSummary())

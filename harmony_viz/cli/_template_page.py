@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from typing import Any
 
-from harmony_viz.cli._common import CLIError, read_input, write_page
+from harmony_viz.cli._common import CLIError, read_source, say_read, write_page
 
 
 def run_template_page(args: argparse.Namespace) -> int:
     """Write the page for ``args.file`` (a Chat Completions request) against ``args.template``."""
-    from harmony_viz._playground._template_diff import comparison_json, template_page_html
+    from harmony_viz._playground import comparison_json, template_page_html
     from harmony_viz.templates import LensError, TemplateSourceError, compare, load_template
 
     try:
@@ -19,16 +19,22 @@ def run_template_page(args: argparse.Namespace) -> int:
     except TemplateSourceError as exc:
         raise CLIError(f"--template: {exc}") from None
     origin = "stdin" if args.file == "-" else args.file
+    found = read_request(args.file)
     try:
-        request = json.loads(read_input(args.file))
-    except json.JSONDecodeError as exc:
-        raise CLIError(f"{origin}: not JSON ({exc.msg}, line {exc.lineno}); with --template give a Chat Completions request") from None
-    try:
-        result = compare(request, template, date=getattr(args, "date", None))
+        result = compare(found.value, template, date=getattr(args, "date", None))
     except LensError as exc:
         raise CLIError(f"{origin}: {exc}") from None
+    say_read(found)
     page = template_page_html(comparison_json(result, template.origin), title=args.title)
-    out = write_page(args.output, page, "template.html")
+    out = write_page(args.out, page, "template.html")
     if out is not None:
         print(f"wrote {out} ({len(result.differences)} difference(s), {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
     return 0
+
+
+def read_request(path: str) -> Any:
+    """The Chat Completions request in ``path``, read by the one reader (an ``Input``; ``say_read`` it once it is used)."""
+    found = read_source(path, form="chat")
+    if found.kind != "chat":
+        raise CLIError(f"{'stdin' if path == '-' else path}: {found.form}; the template lens compares a Chat Completions request")
+    return found

@@ -10,21 +10,22 @@
 from __future__ import annotations
 
 from harmony_viz.leak._detect import SIGNAL_LETTERS, SURFACES, LeakReport, LeakSignal, Surface, detect_leak, exempt_ranges
-from harmony_viz.leak._escape import CONTROL_SPELLINGS, escape, escape_json, unescape, unescape_json
+from harmony_viz.leak._escape import CONTROL_SPELLINGS, escape, escape_json, json_problem, unescape, unescape_json
 from harmony_viz.leak._repair import Repair, repair_reasoning_leak
 
 __all__ = [
     "CONTROL_SPELLINGS",
+    "SIGNAL_LETTERS",
+    "SURFACES",
     "LeakReport",
     "LeakSignal",
     "Repair",
-    "SIGNAL_LETTERS",
-    "SURFACES",
     "Surface",
     "detect_leak",
     "escape",
     "escape_json",
     "exempt_ranges",
+    "json_problem",
     "repair_reasoning_leak",
     "unescape",
     "unescape_json",

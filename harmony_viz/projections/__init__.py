@@ -28,8 +28,8 @@ from harmony_viz.projections._open import BODY, open_parts
 from harmony_viz.projections._projector import OUTPUTS, Output, Projector
 from harmony_viz.projections._sdk import SDKValidationError, sdk_object, validate
 from harmony_viz.projections._turn import CallTarget, classify_recipient, declared_names
-from harmony_viz.projections._usage import Units, Usage
-from harmony_viz.scanner._events import Event
+from harmony_viz.projections._usage import UnitOrAuto, Usage
+from harmony_viz.scanner import Event
 
 __all__ = [
     "BODY",
@@ -58,8 +58,8 @@ __all__ = [
 Tools = Sequence[object] | None
 
 
-def _run(steps: Iterable[Iterable[Event]], legacy_vllm: bool, model: str, id_prefix: str, units: Units = "auto", **kw: Any) -> Projector:
-    p = Projector(legacy_vllm=legacy_vllm, model=model, id_prefix=id_prefix, units=units, **kw)
+def _run(steps: Iterable[Iterable[Event]], legacy_vllm: bool, model: str, id_prefix: str, unit: UnitOrAuto = "auto", **kw: Any) -> Projector:
+    p = Projector(legacy_vllm=legacy_vllm, model=model, id_prefix=id_prefix, unit=unit, **kw)
     for step in steps:
         p.add(step)
     p.finish()
@@ -112,9 +112,9 @@ def response_events(
     return _run(steps, legacy_vllm, model, id_prefix, tools=tools).response_events
 
 
-def usage(events: Iterable[Event], *, legacy_vllm: bool = False, units: Units = "auto") -> Usage:
+def usage(events: Iterable[Event], *, legacy_vllm: bool = False, unit: UnitOrAuto = "auto") -> Usage:
     """Output and reasoning token counts of the stream's last assistant turn, with per-kind counts."""
-    return _run([events], legacy_vllm, "gpt-oss", "", units).usage()
+    return _run([events], legacy_vllm, "gpt-oss", "", unit).usage()
 
 
 def project_for_cli(
@@ -124,12 +124,15 @@ def project_for_cli(
     legacy_vllm: bool = False,
     tools: Tools = None,
     reasoning_field: ReasoningField = "reasoning_content",
+    prompt_tokens: int | None = None,
 ) -> dict[str, Any] | list[dict[str, Any]]:
     """The view ``output`` (chat, chat-stream, responses, responses-stream) of a parsed stream.
 
     ``steps`` holds the events of each feed, the last from flush. Non-stream outputs give
     one object, stream outputs a list (one JSON object a line on the command line).
+    ``prompt_tokens``: the prompt's length when the input says it (else everything before the turn).
     """
     if output not in OUTPUTS:
         raise ValueError(f"unknown output {output!r}; expected one of {', '.join(OUTPUTS)}")
-    return _run(steps, legacy_vllm, "gpt-oss", "", tools=tools, reasoning_field=reasoning_field).current(output)  # type: ignore[arg-type]
+    projector = _run(steps, legacy_vllm, "gpt-oss", "", tools=tools, reasoning_field=reasoning_field, prompt_tokens=prompt_tokens)
+    return projector.current(output)  # type: ignore[arg-type]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 from harmony_viz.projections._chat import ChatStream, ReasoningField, build_chat, reasoning_keys
 from harmony_viz.projections._responses import ResponseStream, build_response, response_tools
 from harmony_viz.projections._turn import Turn, declared_names
-from harmony_viz.projections._usage import Units, Usage, compute_usage
-from harmony_viz.scanner._events import Event
+from harmony_viz.projections._usage import UnitOrAuto, Usage, compute_usage
+from harmony_viz.scanner import Event
 
 Output = Literal["chat", "chat-stream", "responses", "responses-stream"]
 OUTPUTS: tuple[str, ...] = ("chat", "chat-stream", "responses", "responses-stream")
@@ -26,6 +26,10 @@ class Projector:
     scanner's flush events): open messages count as cut off, and the stream outputs gain
     their closing chunk/event.
 
+    Usage counts the prompt: everything before the turn, or ``prompt_tokens`` when the
+    caller knows it (a run's prompt ids). For a stream fed as text, ``tokens_before`` (a
+    character offset → the tokens before it) and ``add(…, fed=)`` let it count in tokens.
+
     >>> p = Projector()
     >>> p.current("chat")["choices"][0]["finish_reason"] is None
     True
@@ -37,15 +41,20 @@ class Projector:
         legacy_vllm: bool = False,
         model: str = "gpt-oss",
         id_prefix: str = "",
-        units: Units = "auto",
+        unit: UnitOrAuto = "auto",
         tools: Sequence[object] | None = None,
         reasoning_field: ReasoningField = "reasoning_content",
+        prompt_tokens: int | None = None,
+        tokens_before: Callable[[int], int] | None = None,
     ) -> None:
         reasoning_keys(reasoning_field)  # a bad name fails here, not at the first read
+        self.prompt_tokens = prompt_tokens
+        self._tokens_before = tokens_before
+        self.fed: int | None = None
         self.legacy_vllm = legacy_vllm
         self.model = model
         self.id_prefix = id_prefix
-        self.units: Units = units
+        self.unit: UnitOrAuto = unit
         self.reasoning_field = reasoning_field
         self._tools = response_tools(tools)
         self.turn = Turn(declared_names(tools))
@@ -55,10 +64,12 @@ class Projector:
         self._log: list[list] = []  # per-step changes not yet turned into stream output
         self._streams_closed = False
 
-    def add(self, events: Iterable[Event]) -> None:
-        """Fold one step's events in."""
+    def add(self, events: Iterable[Event], *, fed: int | None = None) -> None:
+        """Fold one step's events in; ``fed``: how many tokens the stream holds after them, when known."""
         if self.finished:
             raise RuntimeError("Projector.add after finish(); make a new Projector for a new stream")
+        if fed is not None:
+            self.fed = fed
         changes = self.turn.add(events)
         if changes:
             self._log.append(changes)
@@ -85,7 +96,8 @@ class Projector:
 
     def usage(self) -> Usage:
         """Token usage of the turn so far."""
-        return compute_usage(self.turn, legacy_vllm=self.legacy_vllm, units=self.units)
+        return compute_usage(self.turn, legacy_vllm=self.legacy_vllm, unit=self.unit, prompt_tokens=self.prompt_tokens, fed=self.fed,
+                             tokens_before=self._tokens_before)
 
     def chat(self) -> dict[str, Any]:
         """The ``chat.completion`` object so far (finish_reason null until finished)."""

@@ -1,20 +1,21 @@
-"""The turn being projected: scanner events folded into per-message records.
+"""The turn being projected: the scanner's message records, and what a projection tracks beside them.
 
-A server's answer is one assistant turn, so the fold keeps only the assistant messages
+A server's answer is one assistant turn, so the turn keeps only the assistant messages
 after the last message from anyone else (system, developer, user, tool). A transcript that
 holds a prompt and earlier turns thus projects its last turn; a bare completion projects
-whole. Folding is incremental (``add`` per step), which is what lets the widget ask for
-"the API view as of step k" without re-reading the stream.
+whole. The events go through the scanner's own :class:`~harmony_viz.scanner.MessageFold`,
+so each message's fields, kind and visibility are the scanner's record, by the one rule.
+Reading is incremental (``add`` per step), which is what lets the widget ask for "the API
+view as of step k" without re-reading the stream.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
-from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, MessageEnd, MessageStart, ToolCallEnd
-from harmony_viz.scanner._visibility import is_visible
+from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageEnd, MessageFold, MessageStart, ToolCallEnd
 
 CallCategory = Literal["function", "builtin", "mcp"]
 
@@ -97,32 +98,49 @@ def declared_names(tools: Iterable[object] | None) -> frozenset[str]:
     return frozenset(names)
 
 
+def _of_record(name: str) -> Any:
+    return property(lambda self: getattr(self.record, name), doc=f"The scanner record's ``{name}``.")
+
+
 @dataclass(slots=True)
 class TurnMessage:
-    """One assistant message of the turn, as far as it has been read (mutable while open)."""
+    """One assistant message of the turn, as far as it has been read (mutable while open).
 
-    message: int
-    channel: str | None
-    recipient: str | None
-    content_type: str | None
-    kind: str
+    ``record`` is the scanner's :class:`~harmony_viz.scanner.Message` (its header fields, kind
+    and visibility; its arguments once the call is complete); ``parts`` the fold's live list
+    of body pieces. Beside them: the call's target, the sizes a usage counts, how it ended.
+    """
+
+    record: Message
     call: CallTarget | None
     header_units: int
     parts: list[str] = field(default_factory=list)
     content_units: int = 0
-    arguments: str | None = None
-    parsed: object = None
     terminator: str | None = None
     end_units: int = 0
     function_index: int = -1  # position among the turn's tool calls, for call ids
     _text: str | None = None
+    _joined: int = 0
     token_cache: int | None = None  # body tokens when spans are characters (see usage)
+
+    # The header's fields and the call's arguments are the record's own.
+    message = _of_record("index")
+    channel = _of_record("channel")
+    content_type = _of_record("content_type")
+    kind = _of_record("kind")
+    arguments = _of_record("arguments")
+    parsed = _of_record("parsed")
+
+    @property
+    def recipient(self) -> str | None:
+        """The recipient of a call; None for any other message (``to=assistant`` is no call)."""
+        return self.record.recipient if self.record.kind == "tool_call" else None
 
     @property
     def text(self) -> str:
         # Joined lazily and cached: a projection per step stays linear in the new text.
-        if self._text is None:
-            self._text = "".join(self.parts)
+        if self._text is None or self._joined != len(self.parts):
+            self._text, self._joined = "".join(self.parts), len(self.parts)
         return self._text
 
     @property
@@ -134,17 +152,17 @@ class TurnMessage:
 
     @property
     def is_preamble(self) -> bool:
-        return self.call is None and self.kind == "preamble"
+        return self.record.kind == "preamble"
 
     @property
     def is_visible(self) -> bool:
-        """Text a user may see as the answer, by the one visibility rule (see ``harmony_viz.scanner.visibility``)."""
-        return self.call is None and is_visible(self.kind)
+        """Text a user may see as the answer: the record's visibility (see ``harmony_viz.scanner.visibility``)."""
+        return self.record.visibility == "visible"
 
     @property
     def is_reasoning(self) -> bool:
-        """Not a call and not visible: chain of thought, or text whose header leaves it in doubt."""
-        return self.call is None and not is_visible(self.kind)
+        """Chain of thought, or text whose header leaves it in doubt: the record's visibility."""
+        return self.record.visibility == "reasoning"
 
     @property
     def is_tool_call(self) -> bool:
@@ -159,6 +177,8 @@ class Turn:
 
     def __init__(self, declared: frozenset[str] = frozenset()) -> None:
         self.declared = declared
+        # The scanner's own fold makes the records; bodies are read whole here, not piece by piece.
+        self.fold = MessageFold(spans=False)
         self.messages: list[TurnMessage] = []
         self._by_index: dict[int, TurnMessage] = {}
         self.functions = 0
@@ -167,12 +187,17 @@ class Turn:
         self.ended_by_eos = False
         # Span checks used to tell token spans from character spans (see usage).
         self.span_votes = {"tokens": 0, "chars": 0}
+        # Where the turn's first message starts (everything before it is the prompt) and how far
+        # the events reach, in the stream's units.
+        self.start: int | None = None
+        self.seen = 0
 
     def reset(self) -> None:
         self.messages = []
         self._by_index = {}
         self.functions = 0
         self.resets += 1
+        self.start = None
 
     @property
     def open(self) -> TurnMessage | None:
@@ -187,31 +212,40 @@ class Turn:
         ``delta`` (``text`` added), ``call`` (arguments known) or ``end``.
         """
         changes: list[tuple[str, TurnMessage, str]] = []
+        fold = self.fold
         for ev in events:
+            if ev.end > self.seen:
+                self.seen = ev.end
             if type(ev) is ContentDelta:
                 msg = self._by_index.get(ev.message)
                 if msg is None:
+                    fold.add(ev)
                     continue
+                # The hot path: msg.parts is the fold's own list for this message (spans=False: a
+                # delta is its text), so appending here is the fold's add, one call cheaper.
+                msg.parts.append(ev.text)
                 if ev.end - ev.start != len(ev.text):
                     self.span_votes["tokens"] += 1
-                msg.parts.append(ev.text)
-                msg._text = None
                 msg.token_cache = None
                 msg.content_units += ev.end - ev.start
                 if ev.text:
                     changes.append(("delta", msg, ev.text))
-            elif isinstance(ev, MessageStart):
+                continue
+            fold.add(ev)
+            if isinstance(ev, MessageStart):
                 self.ended_by_eos = False
                 if ev.role != "assistant":
                     self.reset()
                     changes.append(("reset", None, ""))  # type: ignore[arg-type]
                     continue
                 self._close_open("<|start|>", changes)
-                recipient = ev.recipient if ev.kind == "tool_call" else None
-                call = classify_recipient(recipient, self.declared) if recipient else None
-                msg = TurnMessage(
-                    ev.message, ev.channel, recipient, ev.content_type, ev.kind, call, ev.end - ev.start
-                )
+                if self.start is None:
+                    self.start = ev.start
+                record = fold.record(ev.message)
+                if record is None:  # cannot happen: the fold has just read this header
+                    continue
+                call = classify_recipient(record.recipient, self.declared) if record.kind == "tool_call" and record.recipient else None
+                msg = TurnMessage(record, call, ev.end - ev.start, fold.pieces(ev.message))
                 if call is not None and call.is_tool_call:
                     msg.function_index = self.functions
                     self.functions += 1
@@ -221,8 +255,7 @@ class Turn:
             elif isinstance(ev, ToolCallEnd):
                 msg = self._by_index.get(ev.message)
                 if msg is not None:
-                    msg.arguments = ev.arguments
-                    msg.parsed = ev.parsed
+                    msg.record = fold.record(ev.message) or msg.record  # now with its arguments
                     changes.append(("call", msg, ev.arguments))
             elif isinstance(ev, Diagnostic):
                 if ev.code == "eos-in-header":

@@ -1,61 +1,72 @@
 """Token usage of a turn, the way a server reports it, with per-kind counts.
 
 Spans count tokens when the scanner was fed token ids and characters when it was fed
-text. ``units="auto"`` tells them apart from the spans themselves (a stop token is one
+text. ``unit="auto"`` tells them apart from the spans themselves (a stop token is one
 token wide but seven or more characters wide; a token delta is rarely one character per
 unit); character spans are turned into tokens by encoding the text with o200k_harmony.
+The prompt is everything before the turn, so prompt and output add up to the stream.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from harmony_viz.findings import Unit
 from harmony_viz.projections._turn import Turn, TurnMessage
 
-Units = Literal["auto", "tokens", "chars"]
+# The unit the spans count, or "auto": read it from the spans themselves.
+UnitOrAuto = Literal[Unit, "auto"]
 
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Output token counts of one turn.
+    """Token counts of one turn: the prompt before it, and its output.
 
+    ``prompt_tokens`` counts every token before the turn (the first assistant message after
+    the last message of another role), or the prompt the caller knows (a run's prompt ids);
+    ``output_tokens`` is then the rest of the stream, so the two add up to every token fed.
+    When the stream's length is not known (spans in characters, nothing said), the prompt is
+    0 and ``output_tokens`` adds the turn's header, body and stop tokens.
     ``reasoning_tokens`` counts the bodies the visibility rule makes reasoning (analysis,
     and text whose header leaves it in doubt; preambles are output, not reasoning) unless built in legacy-vLLM mode, where every analysis *and* commentary
     body counts, as vLLM did before its preamble fix. ``by_kind`` counts body tokens per
-    content kind; ``output_tokens`` adds header and stop tokens.
+    content kind.
     """
 
     output_tokens: int
     reasoning_tokens: int
     by_kind: dict[str, int]
-    units: Literal["tokens", "chars"]
+    unit: Unit
+    prompt_tokens: int = 0
 
     def to_chat(self) -> dict[str, Any]:
-        """The Chat Completions ``usage`` object (the prompt is not known: 0)."""
+        """The Chat Completions ``usage`` object."""
         return {
-            "prompt_tokens": 0,
+            "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.output_tokens,
-            "total_tokens": self.output_tokens,
+            "total_tokens": self.prompt_tokens + self.output_tokens,
             "completion_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
         }
 
     def to_responses(self) -> dict[str, Any]:
-        """The Responses API ``usage`` object (the prompt is not known: 0)."""
+        """The Responses API ``usage`` object."""
         return {
-            "input_tokens": 0,
+            "input_tokens": self.prompt_tokens,
             "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
             "output_tokens": self.output_tokens,
             "output_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
-            "total_tokens": self.output_tokens,
+            "total_tokens": self.prompt_tokens + self.output_tokens,
         }
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "prompt_tokens": self.prompt_tokens,
             "output_tokens": self.output_tokens,
             "output_tokens_details": {"reasoning_tokens": self.reasoning_tokens},
             "by_kind": dict(self.by_kind),
-            "units": self.units,
+            "unit": self.unit,
         }
 
 
@@ -83,21 +94,34 @@ def _header_text(msg: TurnMessage) -> str:
     return "<|start|>assistant" + rest
 
 
-def resolve_units(turn: Turn, units: Units) -> Literal["tokens", "chars"]:
-    if units != "auto":
-        return units
+def resolve_unit(turn: Turn, unit: UnitOrAuto) -> Unit:
+    if unit != "auto":
+        return unit
     votes = turn.span_votes
     return "tokens" if votes["tokens"] >= votes["chars"] and votes["tokens"] > 0 else "chars"
 
 
-def compute_usage(turn: Turn, *, legacy_vllm: bool = False, units: Units = "auto") -> Usage:
-    """Count the turn's tokens; see :class:`Usage`."""
-    unit = resolve_units(turn, units)
+def compute_usage(
+    turn: Turn,
+    *,
+    legacy_vllm: bool = False,
+    unit: UnitOrAuto = "auto",
+    prompt_tokens: int | None = None,
+    fed: int | None = None,
+    tokens_before: Callable[[int], int] | None = None,
+) -> Usage:
+    """Count the turn's tokens; see :class:`Usage`.
+
+    ``prompt_tokens``: the prompt's length when the caller knows it; ``fed``: how many tokens
+    the stream holds so far; ``tokens_before``: for character spans, how many tokens precede
+    a character offset (without it the prompt of a character stream is not counted).
+    """
+    unit = resolve_unit(turn, unit)
     by_kind: dict[str, int] = {}
     output = reasoning = 0
     enc = None
     if unit == "chars":
-        from harmony_viz.tokens import encoding
+        from harmony_viz.tokens import encode, encoding
 
         enc = encoding()
     for msg in turn.messages:
@@ -108,10 +132,21 @@ def compute_usage(turn: Turn, *, legacy_vllm: bool = False, units: Units = "auto
             if msg.token_cache is None:
                 msg.token_cache = len(enc.encode_ordinary(msg.text))
             body = msg.token_cache
-            overhead = len(enc.encode(_header_text(msg), allowed_special="all"))
+            overhead = len(encode(_header_text(msg)))
             overhead += 1 if msg.terminator not in (None, "eos", "<|start|>") else 0
         by_kind[msg.kind] = by_kind.get(msg.kind, 0) + body
         output += body + overhead
         if _is_reasoning(msg, legacy_vllm):
             reasoning += body
-    return Usage(output, reasoning, by_kind, unit)
+    if unit == "tokens":
+        tokens_before = tokens_before or int
+        fed = max(fed or 0, turn.seen)
+    if fed is None or tokens_before is None:
+        return Usage(output, reasoning, by_kind, unit, prompt_tokens or 0)
+    if prompt_tokens is not None:
+        prompt = min(prompt_tokens, fed)
+    elif turn.start is not None:
+        prompt = min(tokens_before(turn.start), fed)
+    else:
+        prompt = fed  # no assistant turn yet: all of it is prompt
+    return Usage(fed - prompt, reasoning, by_kind, unit, prompt)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from harmony_viz.render._chat import conversation_from_chat
 from harmony_viz.render._errors import RenderError
+from harmony_viz.render._json import parse_json_text
 from harmony_viz.render._model import (
     Author,
     ChannelConfig,
@@ -43,6 +44,7 @@ __all__ = [
     "ToolDescription",
     "ToolNamespaceConfig",
     "conversation_from_chat",
+    "parse_json_text",
     "render_conversation",
     "render_conversation_for_completion",
     "render_conversation_for_training",

@@ -8,13 +8,13 @@ mixed sources works. A line that is not JSON becomes an empty run with a diagnos
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from harmony_viz.inputs import InputError, parse_jsonl_line
 from harmony_viz.runs._model import Run, RunMetadata, effort_from_text, load_diagnostic
-from harmony_viz.runs._token_ids import check_ids
+from harmony_viz.runs._token_ids import read_token_ids
 
 _OWN_KEYS = ("prompt_token_ids", "completion_token_ids", "text")
 
@@ -39,8 +39,8 @@ def run_from_own(obj: dict[str, Any], path: Path, run_id: str) -> Run:
         text = None
     if text is not None and meta.reasoning_effort is None:
         meta = RunMetadata.from_json({**meta.to_json(), "reasoning_effort": effort_from_text(text)})
-    prompt, bad_prompt = check_ids(obj.get("prompt_token_ids", []), f"{path} {run_id}: prompt_token_ids")
-    completion, bad_completion = check_ids(obj.get("completion_token_ids", []), f"{path} {run_id}: completion_token_ids")
+    prompt, bad_prompt = read_token_ids(obj.get("prompt_token_ids", []), f"{path} {run_id}: prompt_token_ids")
+    completion, bad_completion = read_token_ids(obj.get("completion_token_ids", []), f"{path} {run_id}: completion_token_ids")
     diagnostics += [*bad_prompt, *bad_completion]
     times = _floats(obj.get("token_times"), len(completion), "token_times", path, run_id, diagnostics)
     logprobs = _floats(obj.get("logprobs"), len(completion), "logprobs", path, run_id, diagnostics)
@@ -63,11 +63,16 @@ def iter_jsonl(text: str, path: Path) -> Iterator[tuple[int, Any]]:
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            bad = load_diagnostic("load.bad-json", f"{path} line {number}: not JSON ({exc.msg} at column {exc.colno}); line skipped")
-            yield number, Run(id=f"{path.stem}#line-{number}", metadata=RunMetadata(source=path.stem, extra={"path": str(path)}), diagnostics=(bad,))
+        yield number, jsonl_value(line, path, path.stem, number)
+
+
+def jsonl_value(line: str | bytes, path: Path, stem: str, number: int) -> Any:
+    """One JSON line, or an empty run with a diagnostic when it is not JSON (the batch goes on)."""
+    try:
+        return parse_jsonl_line(line)
+    except InputError as exc:
+        bad = load_diagnostic(f"load.{exc.reason}", f"{path} line {number}: {exc}; line skipped")
+        return Run(id=f"{stem}#line-{number}", metadata=RunMetadata(source=stem, extra={"path": str(path)}), diagnostics=(bad,))
 
 
 def _floats(value: Any, n: int, name: str, path: Path, run_id: str, diagnostics: list[Any]) -> tuple[float, ...] | None:

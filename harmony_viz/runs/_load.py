@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -10,10 +9,8 @@ from typing import Any, Union
 
 from harmony_viz.runs._jsonl import is_own_run, iter_jsonl, run_from_own
 from harmony_viz.runs._kaggle import is_findings, runs_from_findings
-from harmony_viz.runs._markdown import is_turn_markdown, runs_from_turn_markdown
 from harmony_viz.runs._model import Run, RunMetadata, effort_from_text, load_diagnostic
 from harmony_viz.runs._prompt_completion import is_prompt_completion, run_from_prompt_completion
-from harmony_viz.runs._text import run_from_text
 from harmony_viz.runs._token_ids import is_token_ids, run_from_token_ids
 
 PathLike = Union[str, Path]
@@ -47,44 +44,37 @@ def load_runs(sources: PathLike | Iterable[PathLike], *, progress: bool | None =
 
 
 def load_file(source: PathLike) -> list[Run]:
-    """Runs in one file (or standard input for ``-``)."""
-    if str(source) == "-":
-        path, text = Path("stdin"), sys.stdin.read()
-    else:
-        path = Path(source)
-        if path.is_dir():
-            raise IsADirectoryError(f"{path}: is a folder; pass the run files inside it (e.g. {path}/*.json)")
-        data = path.read_bytes()
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            bad = load_diagnostic("load.not-utf8", f"{path}: not UTF-8 text (byte {exc.start}); file skipped")
-            return [Run(id=path.stem, metadata=RunMetadata(source=path.stem, extra={"path": str(path)}), diagnostics=(bad,))]
-    return runs_from_file_text(text, path)
+    """Runs in one file (or standard input for ``-``), read by :func:`harmony_viz.inputs.read`.
+
+    A file that cannot be read at all is one empty run whose diagnostic says why.
+    """
+    from harmony_viz.inputs import InputError, read, read_text
+
+    path = Path("stdin") if str(source) == "-" else Path(source)
+    if path.is_dir() and not _is_dataset(path):
+        raise IsADirectoryError(f"{path}: is a folder; pass the run files inside it (e.g. {path}/*.json)")
+    try:
+        found = read_text(sys.stdin.read(), "stdin") if str(source) == "-" else read(path)
+        return found.runs()
+    except InputError as exc:
+        bad = load_diagnostic(f"load.{exc.reason}", f"{exc}; file skipped")
+        return [Run(id=path.stem, metadata=RunMetadata(source=path.stem, extra={"path": str(path)}), diagnostics=(bad,))]
 
 
-def runs_from_file_text(text: str, path: Path) -> list[Run]:
-    """Pick the loader from the suffix, then from the content."""
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        return _from_jsonl(text, path)
-    if suffix == ".md" and is_turn_markdown(text):
-        return runs_from_turn_markdown(text, path)
-    stripped = text.lstrip()
-    if suffix == ".json" or stripped[:1] in ("{", "["):
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            if suffix == ".json" and "\n{" in text.strip():
-                return _from_jsonl(text, path)  # JSON lines saved as .json
-            if suffix != ".json":
-                return [run_from_text(text, path)]  # Harmony text that happens to start with a brace
-            bad = load_diagnostic("load.bad-json", f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); file skipped")
-            return [Run(id=path.stem, metadata=RunMetadata(source=path.stem, extra={"path": str(path)}), diagnostics=(bad,))]
-        if isinstance(obj, list) and obj and all(isinstance(x, dict) for x in obj):
-            return [r for i, item in enumerate(obj) for r in runs_from_object(item, path, f"{path.stem}#{i}")]
-        return runs_from_object(obj, path, path.stem)
-    return [run_from_text(text, path)]
+def _is_dataset(path: Path) -> bool:
+    return (path / "state.json").is_file() or (path / "dataset_dict.json").is_file()
+
+
+def runs_from_jsonl(text: str, path: Path) -> list[Run]:
+    """Runs of a JSONL text, one a line; a line that is not JSON is an empty run with a diagnostic."""
+    return [r for number, obj in iter_jsonl(text, path) for r in runs_from_object(obj, path, f"{path.stem}#line-{number}")]
+
+
+def runs_from_json(obj: Any, path: Path) -> list[Run]:
+    """Runs of one parsed JSON file: an object, or an array of run objects (named ``stem#i``)."""
+    if isinstance(obj, list) and obj and all(isinstance(x, dict) for x in obj):
+        return [r for i, item in enumerate(obj) for r in runs_from_object(item, path, f"{path.stem}#{i}")]
+    return runs_from_object(obj, path, path.stem)
 
 
 def runs_from_object(obj: Any, path: Path, run_id: str) -> list[Run]:
@@ -108,10 +98,6 @@ def runs_from_object(obj: Any, path: Path, run_id: str) -> list[Run]:
         "harmony_response_walkthroughs, prefill_text/completion_text, output_text or an array of token ids",
     )
     return [Run(id=run_id, metadata=RunMetadata(source=path.stem, extra={"path": str(path)}), diagnostics=(bad,))]
-
-
-def _from_jsonl(text: str, path: Path) -> list[Run]:
-    return [r for number, obj in iter_jsonl(text, path) for r in runs_from_object(obj, path, f"{path.stem}#line-{number}")]
 
 
 def _run_from_output_text(obj: dict[str, Any], path: Path, run_id: str) -> Run:

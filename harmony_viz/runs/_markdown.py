@@ -21,7 +21,7 @@ _START_RE = re.compile(r"<\|start\|>([^<\s]*)")
 _NAME_RE = re.compile(r"cities[=_](\d+).*?cot[=_](true|false).*?trial[-_](\d+)", re.IGNORECASE)
 
 
-def is_turn_markdown(text: str) -> bool:
+def is_markdown_trial(text: str) -> bool:
     return _TURN_RE.search(text) is not None
 
 
@@ -38,7 +38,7 @@ def split_completion(block: str) -> tuple[str, str]:
     return block[:cut], block[cut:]
 
 
-def runs_from_turn_markdown(text: str, path: Path) -> list[Run]:
+def runs_from_markdown(text: str, path: Path) -> list[Run]:
     extra: dict[str, object] = {"path": str(path), "token_ids": "re-encoded"}
     named = _NAME_RE.search(path.name)
     if named:
@@ -60,10 +60,9 @@ def runs_from_turn_markdown(text: str, path: Path) -> list[Run]:
 
 
 def _ids(prompt: str, completion: str) -> dict[str, tuple[int, ...]]:
-    from harmony_viz.tokens import encoding
+    from harmony_viz.tokens import encode
 
-    enc = encoding()
     return {
-        "prompt_token_ids": tuple(enc.encode(prompt, allowed_special="all")),
-        "completion_token_ids": tuple(enc.encode(completion, allowed_special="all")),
+        "prompt_token_ids": tuple(encode(prompt)),
+        "completion_token_ids": tuple(encode(completion)),
     }

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from harmony_viz.scanner._events import Diagnostic
+from harmony_viz.findings import Span
+from harmony_viz.scanner import Diagnostic
 
 Effort = Literal["low", "medium", "high"]
 EFFORTS: tuple[str, ...] = ("low", "medium", "high")
@@ -86,6 +87,13 @@ class Run:
     logprobs: tuple[float, ...] | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
 
+    @property
+    def load_error(self) -> str | None:
+        """Why nothing of this run could be read (its first load error), or None when it holds tokens or text."""
+        if self.text is not None or self.prompt_token_ids or self.completion_token_ids:
+            return None
+        return next((d.message for d in self.diagnostics if d.code.startswith("load.") and d.severity == "error"), None)
+
     def to_json(self) -> dict[str, Any]:
         """The run as one object of our JSONL format (see :func:`harmony_viz.runs.save_runs`)."""
         out: dict[str, Any] = {"id": self.id, "metadata": self.metadata.to_json()}
@@ -108,7 +116,7 @@ class Run:
 
 def load_diagnostic(code: str, message: str, *, severity: str = "error") -> Diagnostic:
     """A diagnostic about the input file rather than the token stream (span 0..0)."""
-    return Diagnostic(code=code, severity=severity, message=message, start=0, end=0)  # type: ignore[arg-type]
+    return Diagnostic(code, severity, message, Span(0, 0))  # type: ignore[arg-type]
 
 
 def _str_or_none(value: Any) -> str | None:

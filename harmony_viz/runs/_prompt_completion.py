@@ -23,7 +23,7 @@ def is_prompt_completion(obj: Any) -> bool:
 
 def run_from_prompt_completion(obj: dict[str, Any], path: Path, run_id: str) -> Run:
     """One run from an object holding the prompt and completion as Harmony text."""
-    from harmony_viz.tokens import encoding
+    from harmony_viz.tokens import encode
 
     prompt_key, completion_key = next((p, c) for p, c in _KEY_PAIRS if c in obj)
     prompt, completion = obj.get(prompt_key, ""), obj.get(completion_key)
@@ -34,7 +34,6 @@ def run_from_prompt_completion(obj: dict[str, Any], path: Path, run_id: str) -> 
     if not isinstance(completion, str):
         diagnostics.append(load_diagnostic("load.bad-entry", f"{path}: {completion_key!r} is a {type(completion).__name__}, expected Harmony text; completion dropped"))
         completion = ""
-    enc = encoding()
     seed = obj.get("seed")
     sampling = {k: obj[k] for k in ("temperature", "top_p", "top_k", "max_tokens", "max_new_tokens") if k in obj}
     extra = {k: v for k, v in obj.items() if k not in _KNOWN and k not in sampling and k not in ("seed", "timestamp_utc", "model", "reasoning_effort")}
@@ -52,7 +51,7 @@ def run_from_prompt_completion(obj: dict[str, Any], path: Path, run_id: str) -> 
     return Run(
         id=run_id,
         metadata=meta,
-        prompt_token_ids=tuple(enc.encode(prompt, allowed_special="all")),
-        completion_token_ids=tuple(enc.encode(completion, allowed_special="all")),
+        prompt_token_ids=tuple(encode(prompt)),
+        completion_token_ids=tuple(encode(completion)),
         diagnostics=tuple(diagnostics),
     )

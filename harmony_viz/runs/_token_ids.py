@@ -5,31 +5,32 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from harmony_viz import tokens
 from harmony_viz.runs._model import Run, RunMetadata, load_diagnostic
-from harmony_viz.tokens import N_VOCAB
+from harmony_viz.tokens import is_token_id
 
 
 def is_token_ids(obj: Any) -> bool:
     return isinstance(obj, list) and bool(obj) and all(isinstance(x, int) and not isinstance(x, bool) for x in obj[:64])
 
 
-def check_ids(ids: Any, what: str) -> tuple[tuple[int, ...], tuple[Any, ...]]:
-    """``ids`` as a tuple of valid token ids, plus a diagnostic when some were dropped."""
+def read_token_ids(ids: Any, what: str) -> tuple[tuple[int, ...], tuple[Any, ...]]:
+    """``ids`` as a tuple of valid token ids, plus a diagnostic when some were dropped (a loader never aborts)."""
     if not isinstance(ids, list):
         return (), (load_diagnostic("load.bad-token-ids", f"{what} is a {type(ids).__name__}, expected a list of token ids"),)
-    good = tuple(x for x in ids if isinstance(x, int) and not isinstance(x, bool) and 0 <= x < N_VOCAB)
+    good = tuple(int(x) for x in ids if is_token_id(x))
     if len(good) == len(ids):
         return good, ()
-    bad = next(x for x in ids if not (isinstance(x, int) and not isinstance(x, bool) and 0 <= x < N_VOCAB))
-    message = (
-        f"{what}: {len(ids) - len(good)} of {len(ids)} entries are not token ids in 0..{N_VOCAB - 1} "
-        f"(first: {bad!r}); they were dropped"
-    )
+    try:
+        tokens.check_ids(ids)
+    except ValueError as exc:  # the one id check says what is wrong with the first bad entry
+        first = str(exc)
+    message = f"{what}: {len(ids) - len(good)} of {len(ids)} entries are not token ids ({first}); they were dropped"
     return good, (load_diagnostic("load.bad-token-ids", message),)
 
 
 def run_from_token_ids(obj: list[Any], path: Path) -> Run:
     """A bare array of ids is a completion with no known prompt."""
-    ids, diagnostics = check_ids(obj, str(path))
+    ids, diagnostics = read_token_ids(obj, str(path))
     meta = RunMetadata(source=path.stem, extra={"path": str(path)})
     return Run(id=path.stem, metadata=meta, completion_token_ids=ids, diagnostics=diagnostics)

@@ -13,8 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from harmony_viz.runs._model import Run
-from harmony_viz.scanner._events import CONTENT_KINDS, Diagnostic
-from harmony_viz.scanner._message import Message
+from harmony_viz.scanner import CONTENT_KINDS, Diagnostic, Message
 
 # The kinds the reasoning share is taken over: everything the model writes for the
 # conversation, leaving out tool results (written by tools) and unclassifiable messages.
@@ -105,13 +104,23 @@ def share(counts: dict[str, int], kind: str) -> float | None:
     return counts.get(kind, 0) / total if total else None
 
 
-def token_streams(run: Run) -> tuple[list[int], list[int]]:
-    """(prompt ids, completion ids); a text run is encoded whole as the completion."""
-    if run.text is not None:
-        from harmony_viz.tokens import encoding
+def run_stream(run: Run) -> tuple[list[int], int | None, str | None]:
+    """(token ids, prompt length, scanner role): the run's whole stream, prompt then completion.
 
-        return [], encoding().encode(run.text, allowed_special="all")
-    return list(run.prompt_token_ids), list(run.completion_token_ids)
+    The prompt length is None for a text run (a whole transcript, no split). A completion
+    with no prompt that does not open with ``<|start|>`` follows ``<|start|>assistant``: its
+    role is ``"assistant"``.
+    """
+    from harmony_viz.tokens import START, encode
+
+    if run.text is not None:
+        ids = encode(run.text)
+        prompt = None
+    else:
+        ids = [*run.prompt_token_ids, *run.completion_token_ids]
+        prompt = len(run.prompt_token_ids)
+    role = "assistant" if not prompt and ids and ids[0] != START else None
+    return ids, prompt, role
 
 
 def run_usage(run: Run) -> RunUsage:
@@ -123,14 +132,10 @@ def run_usage(run: Run) -> RunUsage:
     (8, 2)
     """
     from harmony_viz.scanner import scan
-    from harmony_viz.tokens import START
 
-    prompt, completion = token_streams(run)
-    ids = prompt + completion
-    # A completion that follows ``<|start|>assistant`` begins inside a header.
-    role = "assistant" if not prompt and ids and ids[0] != START else None
+    ids, prompt, role = run_stream(run)
     result = scan(ids, role=role)
-    cut = len(prompt)
+    cut = prompt or 0
 
     scan_diagnostics = tuple(result.diagnostics)
     messages = []
@@ -148,8 +153,8 @@ def run_usage(run: Run) -> RunUsage:
         run=run,
         messages=tuple(messages),
         diagnostics=(*run.diagnostics, *scan_diagnostics),
-        prompt_tokens=None if run.text is not None else len(prompt),
-        completion_tokens=None if run.text is not None else len(completion),
+        prompt_tokens=prompt,
+        completion_tokens=None if prompt is None else len(ids) - prompt,
         total_tokens=len(ids),
     )
 

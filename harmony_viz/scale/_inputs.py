@@ -8,21 +8,18 @@ take some and the rows still come out exactly as one reader in order would make 
 from __future__ import annotations
 
 import gzip
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harmony_viz.runs import Run, RunMetadata
-from harmony_viz.runs._load import load_file
-from harmony_viz.runs._model import load_diagnostic
-from harmony_viz.scale._rows import rows_for_batch, rows_table
+from harmony_viz.runs import Run, jsonl_value, load_file
+from harmony_viz.scale._rows import rows_table, runs_for_batch
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["Unit", "input_kind", "plan_units", "unit_tables"]
+__all__ = ["Unit", "input_kind", "plan_units", "read_runs", "unit_runs", "unit_tables"]
 
 # Split JSONL files into pieces of about this many bytes when several workers share them.
 _MIN_PIECE = 1 << 20
@@ -87,14 +84,25 @@ def plan_units(paths: Sequence[str], *, pieces: int = 1, column: str | None = No
 
 def unit_tables(unit: Unit, *, column: str | None = None, batch_size: int = 512) -> Iterator[pa.Table]:
     """The rows of one unit, a table per batch of at most ``batch_size`` records."""
+    for runs in unit_runs(unit, column=column, batch_size=batch_size):
+        yield rows_table(runs)
+
+
+def unit_runs(unit: Unit, *, column: str | None = None, batch_size: int = 512) -> Iterator[list[Run]]:
+    """The runs of one unit, a list per batch of at most ``batch_size`` records."""
     if unit.kind in ("jsonl", "jsonl.gz"):
-        yield from _jsonl_tables(unit, column, batch_size)
+        yield from _jsonl_runs(unit, column, batch_size)
     elif unit.kind == "parquet":
-        yield from _parquet_tables(unit, column, batch_size)
+        yield from _parquet_runs(unit, column, batch_size)
     elif unit.kind == "dataset":
-        yield from _dataset_tables(unit, column, batch_size)
+        yield from _dataset_runs(unit, column, batch_size)
     else:
-        yield rows_table(load_file(unit.path))
+        yield load_file(unit.path)
+
+
+def read_runs(path: str, *, column: str | None = None) -> list[Run]:
+    """Every run of one input, in order (Parquet, gzipped JSONL and saved datasets included)."""
+    return [run for unit in plan_units([path], column=column) for runs in unit_runs(unit, column=column) for run in runs]
 
 
 def _need_column(path: str, kind: str, column: str) -> None:
@@ -137,7 +145,7 @@ def _jsonl_units(path: str, pieces: int) -> list[Unit]:
     return units
 
 
-def _jsonl_tables(unit: Unit, column: str | None, batch_size: int) -> Iterator[pa.Table]:
+def _jsonl_runs(unit: Unit, column: str | None, batch_size: int) -> Iterator[list[Run]]:
     path = Path(unit.path)
     # runs.jsonl.gz is named as runs.jsonl would be: ids runs#line-N, source runs
     source = str(path.with_suffix("")) if unit.kind == "jsonl.gz" else str(path)
@@ -153,25 +161,15 @@ def _jsonl_tables(unit: Unit, column: str | None, batch_size: int) -> Iterator[p
             number += 1
             pos += len(raw)
             if raw.strip():
-                records.append(_parse_line(raw, path, stem, number))
+                records.append(jsonl_value(raw, path, stem, number))
                 ids.append(f"{stem}#line-{number}")
             if len(records) >= batch_size:
-                yield rows_for_batch(records, column=column, source=source, ids=ids)
+                yield runs_for_batch(records, column=column, source=source, ids=ids)
                 records, ids = [], []
             if unit.stop != -1 and pos >= unit.stop:
                 break
     if records:
-        yield rows_for_batch(records, column=column, source=source, ids=ids)
-
-
-def _parse_line(raw: bytes, path: Path, stem: str, number: int) -> Any:
-    """One JSON line, or an empty run with a diagnostic (as ``load_runs`` makes for a bad line)."""
-    try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        why = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else f"not UTF-8 (byte {exc.start})"
-        bad = load_diagnostic("load.bad-json", f"{path} line {number}: not JSON ({why}); line skipped")
-        return Run(id=f"{stem}#line-{number}", metadata=RunMetadata(source=stem, extra={"path": str(path)}), diagnostics=(bad,))
+        yield runs_for_batch(records, column=column, source=source, ids=ids)
 
 
 # Parquet -------------------------------------------------------------------------
@@ -193,14 +191,14 @@ def _parquet_units(path: str, pieces: int) -> list[Unit]:
     return units
 
 
-def _parquet_tables(unit: Unit, column: str | None, batch_size: int) -> Iterator[pa.Table]:
+def _parquet_runs(unit: Unit, column: str | None, batch_size: int) -> Iterator[list[Run]]:
     import pyarrow.parquet as pq
 
     f = pq.ParquetFile(unit.path)
     stop = f.metadata.num_row_groups if unit.stop == -1 else unit.stop
     first = unit.first
     for batch in f.iter_batches(batch_size=batch_size, row_groups=list(range(unit.start, stop))):
-        yield rows_for_batch(batch, column=column, source=unit.path, first=first)
+        yield runs_for_batch(batch, column=column, source=unit.path, first=first)
         first += batch.num_rows
 
 
@@ -224,9 +222,9 @@ def _dataset_units(path: str, pieces: int) -> list[Unit]:
     return [Unit(path, "dataset", a, min(n, a + step), a) for a in range(0, n, step)] or [Unit(path, "dataset", 0, 0, 0)]
 
 
-def _dataset_tables(unit: Unit, column: str | None, batch_size: int) -> Iterator[pa.Table]:
+def _dataset_runs(unit: Unit, column: str | None, batch_size: int) -> Iterator[list[Run]]:
     # Memory-mapped Arrow: a slice reads only its rows.
     data = _load_dataset(unit.path)
     stop = len(data) if unit.stop == -1 else unit.stop
     for a in range(unit.start, stop, batch_size):
-        yield rows_for_batch(data[a : min(stop, a + batch_size)], column=column, source=unit.path, first=a)
+        yield runs_for_batch(data[a : min(stop, a + batch_size)], column=column, source=unit.path, first=a)

@@ -11,15 +11,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harmony_viz.runs import Run, RunMetadata, run_usage
-from harmony_viz.runs._load import runs_from_object
-from harmony_viz.runs._model import effort_from_text, load_diagnostic
-from harmony_viz.runs._token_ids import check_ids
+from harmony_viz.runs import Run, RunMetadata, effort_from_text, load_diagnostic, read_token_ids, run_usage, runs_from_object
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["row_schema", "rows_for_batch", "rows_table", "runs_from_record"]
+__all__ = ["row_schema", "rows_for_batch", "rows_table", "runs_for_batch", "runs_from_record"]
 
 _INT_NAMES = frozenset({"messages", "output_messages", "diagnostics", "errors"})
 
@@ -56,22 +53,29 @@ def rows_table(runs: Iterable[Run]) -> pa.Table:
     return pa.Table.from_pylist([run_usage(run).to_json() for run in runs], schema=row_schema())
 
 
-def rows_for_batch(
+def rows_for_batch(batch: Any, **options: Any) -> pa.Table:
+    """Rows of one batch of records (the forms and options of :func:`runs_for_batch`), as one table.
+
+    Pure and picklable: ``dataset.map_batches(rows_for_batch, batch_format="pyarrow")``
+    runs it on Ray Data.
+    """
+    return rows_table(runs_for_batch(batch, **options))
+
+
+def runs_for_batch(
     batch: Any,
     *,
     column: str | None = None,
     source: str = "batch",
     first: int = 0,
     ids: Sequence[str] | None = None,
-) -> pa.Table:
-    """Rows of one batch of records: a pyarrow Table/RecordBatch, a pandas frame, a dict of columns or a list.
+) -> list[Run]:
+    """The runs of one batch of records: a pyarrow Table/RecordBatch, a pandas frame, a dict of columns or a list.
 
     Each record is a run in any shape :func:`harmony_viz.runs.load_runs` knows (our run
     objects, prompt/completion objects…) or, with ``column``, a record whose ``column`` holds
     Harmony text, token ids or chat messages (its other scalar fields become metadata).
     A record without an ``id`` is named ``{source stem}#row-{first + i}`` (or ``ids[i]``).
-    Pure and picklable: ``dataset.map_batches(rows_for_batch, batch_format="pyarrow")``
-    runs it on Ray Data.
     """
     columnar = not isinstance(batch, (list, tuple))
     path = Path(source)
@@ -81,7 +85,7 @@ def rows_for_batch(
             record = _without_nulls(record)  # a column some rows lack reads back as null
         run_id = ids[i] if ids is not None else f"{path.stem}#row-{first + i}"
         runs.extend(runs_from_record(record, path, run_id, column=column))
-    return rows_table(runs)
+    return runs
 
 
 def runs_from_record(record: Any, path: Path, run_id: str, *, column: str | None = None) -> list[Run]:
@@ -106,8 +110,8 @@ def runs_from_record(record: Any, path: Path, run_id: str, *, column: str | None
     if isinstance(value, list) and value and all(isinstance(m, Mapping) for m in value):
         return [_run_from_chat(value, rid, meta_obj, rest)]
     if isinstance(value, list):
-        completion, bad = check_ids(value, f"{path} {rid}: {column}")
-        prompt, bad_prompt = check_ids(rest.get("prompt_token_ids") or [], f"{path} {rid}: prompt_token_ids")
+        completion, bad = read_token_ids(value, f"{path} {rid}: {column}")
+        prompt, bad_prompt = read_token_ids(rest.get("prompt_token_ids") or [], f"{path} {rid}: prompt_token_ids")
         return [Run(id=rid, metadata=RunMetadata.from_json(meta_obj), prompt_token_ids=prompt, completion_token_ids=completion, diagnostics=(*bad, *bad_prompt))]
     bad = load_diagnostic(
         "load.unknown-shape", f"{path} {rid}: column {column!r} is a {type(value).__name__}; expected Harmony text, token ids or chat messages"

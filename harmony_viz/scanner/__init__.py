@@ -10,14 +10,13 @@ from harmony_viz.scanner._events import (
     MessageEnd,
     MessageStart,
     ScanState,
-    Severity,
     Snapshot,
     Terminator,
     ToolCallEnd,
     ToolCallStart,
 )
-from harmony_viz.scanner._message import Message, MessageFold
-from harmony_viz.scanner._result import ParsedMessage, ScanResult, assemble, event_to_json, scan
+from harmony_viz.scanner._message import STANDARD_ROLES, Message, MessageFold
+from harmony_viz.scanner._result import ScanResult, assemble, event_to_json, scan
 from harmony_viz.scanner._scanner import Scanner
 from harmony_viz.scanner._visibility import CHANNELS, Visibility, is_visible, message_kind, visibility
 
@@ -25,6 +24,7 @@ __all__ = [
     "CHANNELS",
     "CONTENT_KINDS",
     "DIAGNOSTIC_CODES",
+    "STANDARD_ROLES",
     "ContentDelta",
     "ContentKind",
     "Diagnostic",
@@ -33,11 +33,9 @@ __all__ = [
     "MessageEnd",
     "MessageFold",
     "MessageStart",
-    "ParsedMessage",
     "ScanResult",
     "ScanState",
     "Scanner",
-    "Severity",
     "Snapshot",
     "Terminator",
     "Visibility",

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from harmony_viz.scanner._events import Severity
+from harmony_viz.findings import Codes
 
 # code -> (severity, meaning). error: the stream breaks the format and was repaired;
 # warning: parseable but suspicious; info: a note.
-DIAGNOSTIC_CODES: dict[str, tuple[Severity, str]] = {
+DIAGNOSTIC_CODES: Codes = {
     "bad-channel": ("error", "the channel is not exactly analysis, commentary or final (junk, `?`, empty, glued, misspelt, spaced or capitalised); unless it normalises to a channel name, its text is reasoning"),
     "bad-role": ("error", "no role after <|start|>, or a channel name where the role goes; read as assistant"),
     "channel-without-token": ("error", "a channel name written without <|channel|> (`analysis<|message|>`); read as that channel"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, Union
 
-Severity = Literal["error", "warning", "info"]
+from harmony_viz.findings import Finding, Span
 
 # What a piece of content is, from a reader's point of view. The same words are used by
 # the projections, the stats frames and the widget's colours.
@@ -92,14 +92,18 @@ class MessageEnd:
 
 
 @dataclass(frozen=True, slots=True)
-class Diagnostic:
-    """Something wrong or notable in the stream, with a stable ``code``."""
+class Diagnostic(Finding):
+    """Something wrong or notable in one stream (the scanner's or a lint's): a finding whose ``where`` is its span."""
 
-    code: str
-    severity: Severity
-    message: str
-    start: int
-    end: int
+    where: Span
+
+    @property
+    def start(self) -> int:
+        return self.where.start
+
+    @property
+    def end(self) -> int:
+        return self.where.end
 
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "severity": self.severity, "message": self.message, "start": self.start, "end": self.end}

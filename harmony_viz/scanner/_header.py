@@ -35,8 +35,8 @@ _SPACE = re.compile(r"[ \t]*")
 _TYPE_VALUE = re.compile(r"[\w.\-/+]*")
 _KNOWN_CHANNEL = re.compile(r"analysis|commentary|final")
 
-# (code, severity, message, first char, end char) in header-text offsets.
-RawDiag = tuple[str, str, str, int, int]
+# (code, message, first char, end char) in header-text offsets; the severity is the code's, in DIAGNOSTIC_CODES.
+RawDiag = tuple[str, str, int, int]
 
 
 @dataclass(slots=True)
@@ -83,12 +83,12 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
             value = value_m.group() if value_m else ""
             value_end = value_m.end() if value_m else space_end
             if channels:
-                diags.append(("duplicate-channel", "error", "a second <|channel|> in one header; the first valid channel is the message's channel, and the message is reasoning unless every part is commentary or final", m.start(), value_end))
+                diags.append(("duplicate-channel", "a second <|channel|> in one header; the first valid channel is the message's channel, and the message is reasoning unless every part is commentary or final", m.start(), value_end))
             norm = value.lower()
             if norm in CHANNELS:
                 channels.append(value)
                 if value != norm or space_end > m.end():
-                    diags.append(("bad-channel", "error", f"channel written as {text[m.end():value_end]!r}; read as {norm!r}", m.start(), value_end))
+                    diags.append(("bad-channel", f"channel written as {text[m.end():value_end]!r}; read as {norm!r}", m.start(), value_end))
                 channel = channel or norm
                 pos = value_end
                 continue
@@ -109,13 +109,13 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
             channels.append(value)
             if salvage and value and known is None:
                 content_at = value_m.start() if value_m else space_end
-                diags.append(("bad-channel", "error", f"channel {value[:40]!r} is not analysis, commentary or final; its text is reasoning", m.start(), value_end))
+                diags.append(("bad-channel", f"channel {value[:40]!r} is not analysis, commentary or final; its text is reasoning", m.start(), value_end))
                 break
             if value:
                 fix = f"; its text is reasoning (the name {known.group()!r} is inside it)" if known else "; its text is reasoning"
-                diags.append(("bad-channel", "error", f"channel {value[:40]!r} is not analysis, commentary or final{fix}", m.start(), value_end))
+                diags.append(("bad-channel", f"channel {value[:40]!r} is not analysis, commentary or final{fix}", m.start(), value_end))
             else:
-                diags.append(("bad-channel", "error", "<|channel|> with no channel name after it; its text is reasoning", m.start(), value_end))
+                diags.append(("bad-channel", "<|channel|> with no channel name after it; its text is reasoning", m.start(), value_end))
             if channel is None and known is not None:
                 channel = known.group()
             pos = value_end
@@ -136,17 +136,17 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
             if salvage:
                 content_at = m.end()
                 break
-            diags.append(("header-junk", "error", "<|constrain|> with no content type after it", m.start(), m.end()))
+            diags.append(("header-junk", "<|constrain|> with no content type after it", m.start(), m.end()))
             pos = m.end()
             continue
         if kind == "to" and m.group("to"):
             to = m.group("to")
             if m.group() != "to=" + to:
-                diags.append(("recipient-format", "warning", f"recipient written as {m.group()!r}; read as to={to}", m.start(), m.end()))
+                diags.append(("recipient-format", f"recipient written as {m.group()!r}; read as to={to}", m.start(), m.end()))
             if recipient is None:
                 recipient = to
             elif to != recipient:
-                diags.append(("header-junk", "error", f"a second recipient {m.group()!r}; the first, to={recipient}, is kept", m.start(), m.end()))
+                diags.append(("header-junk", f"a second recipient {m.group()!r}; the first, to={recipient}, is kept", m.start(), m.end()))
             pos = m.end()
             continue
         if kind == "word":
@@ -160,7 +160,7 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
                 # `analysis<|message|>`: the <|channel|> token was lost, the name is still there.
                 channels.append(word)
                 channel = word.lower()
-                diags.append(("channel-without-token", "error", f"channel name {word!r} written without <|channel|>; read as the channel", m.start(), m.end()))
+                diags.append(("channel-without-token", f"channel name {word!r} written without <|channel|>; read as the channel", m.start(), m.end()))
                 pos = m.end()
                 continue
             if content_type is None and word in BARE_CONTENT_TYPES:
@@ -176,16 +176,16 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
             junk.append([m.start(), m.end()])
         pos = m.end()
     for start, end in junk:
-        diags.append(("header-junk", "error", f"unexpected {text[start:end][:40]!r} in the header, ignored", start, end))
+        diags.append(("header-junk", f"unexpected {text[start:end][:40]!r} in the header, ignored", start, end))
 
     name: str | None = None
     if role is not None:
         final_role = role
     elif role_word is None:
-        diags.append(("bad-role", "error", "no role after <|start|>; read as assistant", 0, 0))
+        diags.append(("bad-role", "no role after <|start|>; read as assistant", 0, 0))
         final_role = "assistant"
     elif role_word in CHANNELS:
-        diags.append(("bad-role", "error", f"{role_word!r} is a channel, not a role; read as an assistant message on {role_word}", 0, len(role_word)))
+        diags.append(("bad-role", f"{role_word!r} is a channel, not a role; read as an assistant message on {role_word}", 0, len(role_word)))
         final_role = "assistant"
         channel = channel or role_word
         channels.insert(0, role_word)
@@ -196,7 +196,7 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
     else:
         final_role, name = "tool", role_word
         if "." not in role_word and recipient is None:
-            diags.append(("unknown-role", "warning", f"{role_word!r} is not a role (system, developer, user, assistant, tool); read as the name of a tool replying", 0, len(role_word)))
+            diags.append(("unknown-role", f"{role_word!r} is not a role (system, developer, user, assistant, tool); read as the name of a tool replying", 0, len(role_word)))
     return Header(final_role, name, recipient, channel, content_type, content_at, diags, tuple(channels))
 
 
@@ -206,18 +206,18 @@ def header_warnings(h: Header, end: int) -> list[RawDiag]:
     if h.role != "assistant":
         return out
     if h.channel is None and not h.channels:
-        out.append(("missing-channel", "warning", "assistant message without <|channel|>; read as final (history re-rendered by servers looks like this)", 0, end))
+        out.append(("missing-channel", "assistant message without <|channel|>; read as final (history re-rendered by servers looks like this)", 0, end))
     r = h.recipient
     if r is None:
         return out
     if r == "assistant":
         hidden = "; read as reasoning" if h.kind == "reasoning" else "; ignored"
-        out.append(("recipient-is-assistant", "warning", f"to=assistant on an assistant message: not a tool call{hidden}", 0, end))
+        out.append(("recipient-is-assistant", f"to=assistant on an assistant message: not a tool call{hidden}", 0, end))
         return out
     if "." not in r and r not in BARE_BUILTINS:
-        out.append(("recipient-without-namespace", "warning", f"recipient {r!r} has no namespace (expected functions.{r} or a builtin)", 0, end))
+        out.append(("recipient-without-namespace", f"recipient {r!r} has no namespace (expected functions.{r} or a builtin)", 0, end))
     if h.channel == "analysis" and r.startswith("functions."):
-        out.append(("call-on-analysis", "warning", f"function call to {r} on the analysis channel (expected commentary)", 0, end))
+        out.append(("call-on-analysis", f"function call to {r} on the analysis channel (expected commentary)", 0, end))
     return out
 
 

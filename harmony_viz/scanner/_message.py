@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import Any
 
+from harmony_viz.findings import Unit
 from harmony_viz.scanner._events import ContentDelta, ContentKind, Event, MessageEnd, MessageStart, Terminator, ToolCallEnd, ToolCallStart
 from harmony_viz.scanner._visibility import Visibility, visibility
 
 # Roles the format defines; any other author (``functions.x``, ``browser.search``) is a tool.
 STANDARD_ROLES = frozenset({"system", "developer", "user", "assistant"})
-
-Unit = Literal["tokens", "chars"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,13 +147,16 @@ class MessageFold:
     """Folds events into :class:`Message` records, one pass, in stream order.
 
     ``add(event, step)`` takes one event (``step``: the trace step it came from, if any);
-    ``messages()`` gives the records so far, open ones included when asked.
+    ``messages()`` gives the records so far, open ones included when asked; ``record(i)`` one
+    record as read so far. ``spans=False`` keeps no body spans (records then have none), for a
+    reader that needs a message's fields and text but not where each piece sits.
     """
 
-    __slots__ = ("unit", "_open", "_done")
+    __slots__ = ("unit", "spans", "_open", "_done")
 
-    def __init__(self, unit: Unit = "tokens") -> None:
+    def __init__(self, unit: Unit = "tokens", *, spans: bool = True) -> None:
         self.unit: Unit = unit
+        self.spans = spans
         self._open: dict[int, dict[str, Any]] = {}
         self._done: list[Message] = []
 
@@ -162,10 +164,11 @@ class MessageFold:
         if type(ev) is ContentDelta:
             m = self._open.get(ev.message)
             if m is not None:
-                m["offsets"].append(m["length"])
-                m["spans"].append((ev.start, ev.end))
+                if self.spans:
+                    m["offsets"].append(m["length"])
+                    m["spans"].append((ev.start, ev.end))
+                    m["length"] += len(ev.text)
                 m["parts"].append(ev.text)
-                m["length"] += len(ev.text)
         elif type(ev) is MessageStart:
             self._open[ev.message] = {
                 "fields": dict(index=ev.message, role=ev.role, name=ev.name, recipient=ev.recipient, channel=ev.channel,
@@ -190,6 +193,17 @@ class MessageFold:
     def feed(self, events: list[Event] | tuple[Event, ...], step: int | None = None) -> None:
         for ev in events:
             self.add(ev, step)
+
+    def record(self, index: int) -> Message | None:
+        """Message ``index`` as read so far (no end while it is open); None when it never began."""
+        m = self._open.get(index)
+        if m is not None:
+            return self._build(m, terminator=None, stop_start=None, end=None, step_ended=None)
+        return next((done for done in reversed(self._done) if done.index == index), None)
+
+    def pieces(self, index: int) -> list[str]:
+        """The body pieces of open message ``index`` read so far: the fold's own list, which grows with each delta."""
+        return self._open[index]["parts"]
 
     def messages(self, *, include_open: bool = False) -> list[Message]:
         """The messages read so far (ended ones; open ones too when ``include_open``), in stream order."""

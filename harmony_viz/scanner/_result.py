@@ -6,12 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from harmony_viz.findings import Unit
 from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, MessageEnd, MessageStart, ToolCallEnd, ToolCallStart
-from harmony_viz.scanner._message import Message, MessageFold, Unit
+from harmony_viz.scanner._message import Message, MessageFold
 from harmony_viz.scanner._scanner import Scanner
-
-# The record scan() returns; one class for every reader (see harmony_viz.scanner._message).
-ParsedMessage = Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +17,7 @@ class ScanResult:
     """Everything one scan produced: the events in order, the messages, the diagnostics."""
 
     events: list[Event]
-    messages: list[ParsedMessage]
+    messages: list[Message]
     diagnostics: list[Diagnostic]
 
     def to_json(self) -> dict[str, Any]:
@@ -64,7 +62,8 @@ _TYPE_NAMES = {
 }
 _FIELDS: dict[type, tuple[str, ...]] = {
     ContentDelta: ContentDelta._fields,
-    **{cls: tuple(f.name for f in fields(cls)) for cls in (MessageStart, ToolCallStart, ToolCallEnd, MessageEnd, Diagnostic)},
+    **{cls: tuple(f.name for f in fields(cls)) for cls in (MessageStart, ToolCallStart, ToolCallEnd, MessageEnd)},
+    Diagnostic: ("code", "severity", "message", "start", "end"),  # its span as two numbers, as every other event
 }
 
 

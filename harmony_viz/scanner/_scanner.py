@@ -19,13 +19,14 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
 
+from harmony_viz.findings import Span
 from harmony_viz.scanner._arguments import is_complete_json, is_json_call, parse_arguments
 from harmony_viz.scanner._codes import DIAGNOSTIC_CODES
 from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, MessageEnd, MessageStart, ScanState, Snapshot, Terminator, ToolCallEnd, ToolCallStart
 from harmony_viz.scanner._header import ROLES, Header, header_warnings, parse_header, split_stripped
 from harmony_viz.scanner._pieces import Piece, slice_pieces, unit_end, unit_start
 from harmony_viz.scanner._vocab import CONTROL_IDS, ID_BY_LITERAL, LITERAL_BY_ID, N_VOCAB, tables
-from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START, special_by_id
+from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START, id_error, special_by_id
 
 OUTSIDE: Final = "outside"
 HEADER: Final = "header"
@@ -233,12 +234,12 @@ class Scanner:
             try:
                 tid = operator.index(tid)  # numpy and torch integers
             except TypeError:
-                raise ValueError(f"token {pos} is {tid!r}, not an integer id (ids are ints 0..{N_VOCAB - 1}); feed a list of ints, or a str of Harmony text") from None
+                raise id_error(pos, tid) from None
         if tid in CONTROL_IDS:
             self._drain()
             self._control(tid, pos, pos + 1)
         elif tid < 0 or tid >= N_VOCAB:
-            raise ValueError(f"token {pos} is {tid}, outside the o200k_harmony vocabulary 0..{N_VOCAB - 1}; feed ids from harmony_viz.encoding()")
+            raise id_error(pos, tid)
         elif tid >= len(self._raw):
             self._drain()
             special = special_by_id(tid)
@@ -426,10 +427,10 @@ class Scanner:
         self._m = h
         self._kind = kind = h.kind
         self._emit(MessageStart(index, h.role, h.name, h.recipient, h.channel, h.content_type, kind, start, end))
-        for code, _, message, c0, c1 in h.diags:
+        for code, message, c0, c1 in h.diags:
             u0, u1 = (unit_start(pieces, c0), unit_end(pieces, c1)) if pieces else (start, end)
             self._diag(code, message, u0, max(u0, u1))
-        for code, _, message, _, _ in header_warnings(h, 0) if warn else ():
+        for code, message, _, _ in header_warnings(h, 0) if warn else ():
             self._diag(code, message, start, end)
         if kind == "tool_call":
             recipient = h.recipient or ""
@@ -594,4 +595,4 @@ class Scanner:
 
     def _diag(self, code: str, message: str, start: int, end: int) -> None:
         self._ndiag += 1
-        self._emit(Diagnostic(code, DIAGNOSTIC_CODES[code][0], message, start, end))
+        self._emit(Diagnostic(code, DIAGNOSTIC_CODES[code][0], message, Span(start, end)))

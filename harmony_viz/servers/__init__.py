@@ -1,14 +1,59 @@
-"""The server lens: replay token streams through a real vLLM, capture live servers, compare with our projection.
+"""The server lens: replay token streams through real engines, capture live servers, compare with our projection.
+
+Engines: vLLM (a logits processor forces the stream), llama.cpp's llama-server (a token-id
+grammar forces it) and SGLang's Harmony parser (its own code, run offline in a venv of its own).
 
 Modules, one job each:
 - ``vllm_script``: the vLLM logits processor that forces a request's ``vllm_xargs.script``;
-- ``_launch``: ``harmony-viz vllm-replay-server`` (start vLLM on the tiny model, stop it cleanly);
+- ``_launch``: ``harmony-viz replay-server`` (start an engine on the tiny model, stop all of it cleanly);
+- ``_engines``: which engine a URL serves, and how a replay is asked of each;
 - ``_client``: requests to any OpenAI-compatible server through the official ``openai`` client;
 - ``_answer``: a server answer (object, chunks or events) reduced to what is compared;
 - ``_compare``: server answer vs our projection, as discrepancy records;
-- ``_check``: ``server-check`` for streams and captures; ``_capture``: ``capture``;
-- ``_view``: the server tab's data; ``lens``: the Python face (tables, shipped data, a replay server).
+- ``_check``: ``server-check`` for streams and captures; ``_capture``: ``capture``; ``_matrix``: ``matrix``;
+- ``_sglang`` (with ``sglang_runner``, run in SGLang's venv): SGLang's parser, offline;
+- ``_view``: the server tab's data; ``lens``: tables, shipped data, a replay server from Python.
 
-This file imports nothing: a vLLM venv loads ``harmony_viz.servers.vllm_script`` from the
-package folder on ``PYTHONPATH``, without the project's dependencies installed.
+Public names are loaded on first use: a vLLM venv imports ``harmony_viz.servers.vllm_script``
+from the package folder on ``PYTHONPATH`` without the project's dependencies, so this file
+imports nothing itself.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOMES: dict[str, str] = {
+    "APIS": "_client", "Exchange": "_client", "ServerError": "_client", "build_request": "_client", "client_for": "_client", "send": "_client",
+    "Answer": "_answer", "answer_of": "_answer",
+    "CODES": "_compare", "Discrepancy": "_compare", "compare_stream_final": "_compare",
+    "CheckInputError": "_check", "CheckResult": "_check", "check_answer": "_check", "check_captures": "_check", "check_streams": "_check",
+    "expected_for": "_check", "format_result": "_check", "read_request": "_check", "read_stream": "_check",
+    "capture": "_capture", "capture_of_result": "_capture", "capture_result": "_capture", "ids_from_logprobs": "_capture", "is_capture": "_capture",
+    "load_capture": "_capture", "save_capture": "_capture",
+    "ENGINES": "_engines", "NO_TOOLS_NOTE": "_engines", "Replay": "_engines", "detect_engine": "_engines", "llama_grammar": "_engines",
+    "replay_request": "_engines",
+    "MatrixCell": "_matrix", "matrix": "_matrix", "matrix_table": "_matrix",
+    "SGLANG_RUNNER": "_sglang", "SGLangRun": "_sglang", "check_sglang": "_sglang", "find_sglang_python": "_sglang", "run_sglang": "_sglang",
+    "sglang_answers": "_sglang", "sglang_results": "_sglang", "sglang_texts": "_sglang",
+    "LaunchError": "_launch", "LlamaSpec": "_launch", "ServerSpec": "_launch", "ensure_gguf": "_launch", "ensure_model": "_launch",
+    "find_chat_template": "_launch", "find_llama_server": "_launch", "find_python": "_launch", "llama_tree": "_launch", "serve": "_launch",
+    "lens_source": "_view",
+    "PromptUnavailable": "_prompt", "ServerPrompt": "_prompt", "server_prompt": "_prompt",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'harmony_viz.servers' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"harmony_viz.servers.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))

@@ -49,6 +49,7 @@ class Answer:
     items: tuple[Item, ...] = ()
     token_ids: tuple[int, ...] | None = None
     reasoning_in_items: bool = False
+    token_ids_from: str | None = None  # "return_token_ids" (vLLM's token_ids) or "logprobs" (llama.cpp's logprobs ids)
 
 
 def _short_name(name: str) -> str:
@@ -61,6 +62,15 @@ def _reasoning_tokens(usage: Any, details_key: str) -> int | None:
     details = usage.get(details_key)
     value = details.get("reasoning_tokens") if isinstance(details, dict) else None
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def logprob_ids(choices: list[dict[str, Any]]) -> list[int] | None:
+    """The ids in ``logprobs.content[].id`` (llama.cpp sends each generated token's id there); None unless every entry has one."""
+    entries = [e for c in choices for e in ((c.get("logprobs") or {}).get("content") or [])]
+    ids = [e.get("id") for e in entries if isinstance(e, dict)]
+    if not entries or len(ids) != len(entries) or not all(isinstance(t, int) and not isinstance(t, bool) for t in ids):
+        return None
+    return ids  # type: ignore[return-value]
 
 
 def _join(parts: list[str]) -> str:
@@ -79,6 +89,10 @@ def from_chat(obj: dict[str, Any]) -> Answer:
         for c in message.get("tool_calls") or []
     )
     ids = choice.get("token_ids")
+    source = "return_token_ids" if isinstance(ids, list) else None
+    if source is None:
+        ids = logprob_ids([choice])
+        source = "logprobs" if ids is not None else None
     return Answer(
         content=message.get("content") or "",
         reasoning=reasoning or "",
@@ -87,6 +101,7 @@ def from_chat(obj: dict[str, Any]) -> Answer:
         finish=choice.get("finish_reason"),
         reasoning_tokens=_reasoning_tokens(obj.get("usage"), "completion_tokens_details"),
         token_ids=tuple(ids) if isinstance(ids, list) else None,
+        token_ids_from=source,
     )
 
 
@@ -98,6 +113,7 @@ def from_chat_chunks(chunks: list[dict[str, Any]]) -> Answer:
     usage = None
     ids: list[int] = []
     has_ids = False
+    choices: list[dict[str, Any]] = []
     for chunk in chunks:
         usage = chunk.get("usage") or usage
         for choice in chunk.get("choices") or []:
@@ -114,6 +130,12 @@ def from_chat_chunks(chunks: list[dict[str, Any]]) -> Answer:
             if isinstance(choice.get("token_ids"), list):
                 has_ids = True
                 ids.extend(choice["token_ids"])
+            choices.append(choice)
+    source = "return_token_ids" if has_ids else None
+    if not has_ids:
+        from_logprobs = logprob_ids(choices)
+        has_ids, ids = from_logprobs is not None, from_logprobs or []
+        source = "logprobs" if has_ids else None
     fields = tuple(f for f in REASONING_FIELDS if text[f])
     return Answer(
         content=text["content"],
@@ -123,6 +145,7 @@ def from_chat_chunks(chunks: list[dict[str, Any]]) -> Answer:
         finish=finish,
         reasoning_tokens=_reasoning_tokens(usage, "completion_tokens_details"),
         token_ids=tuple(ids) if has_ids else None,
+        token_ids_from=source,
     )
 
 

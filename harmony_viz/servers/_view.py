@@ -20,6 +20,7 @@ def _answer_json(answer: Answer) -> dict[str, Any]:
     out["calls"] = [asdict(c) for c in answer.calls]
     out["items"] = [asdict(i) for i in answer.items]
     out.pop("token_ids", None)
+    out.pop("token_ids_from", None)
     return out
 
 
@@ -29,11 +30,12 @@ def check_view(result: CheckResult, *, offset: int = 0) -> dict[str, Any]:
     for d in result.discrepancies:
         item = d.to_json()
         if d.where:
-            item["where"] = {**d.where, "start": d.where["start"] + offset, "end": d.where["end"] + offset}
-            item["where"].pop("step", None)  # the step depends on the chunking: the browser finds it
+            item["where"] = {"message": d.message_index, "start": d.where.start + offset, "end": d.where.end + offset}  # the step depends on the chunking: the browser finds it
         discrepancies.append(item)
     return {
         "file": result.file,
+        "engine": result.engine,
+        "notes": list(result.notes),
         "api": result.api,
         "replayed": result.replayed,
         "error": result.error,

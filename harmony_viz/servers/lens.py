@@ -4,6 +4,8 @@
 >>> results = list(lens.check_captures(lens.shipped_captures()))   # vLLM 0.32's answers, shipped
 >>> sorted(set(lens.discrepancy_table(results)["code"].dropna()))[:2]
 ['arguments-reserialized', 'control-token-in-content']
+>>> lens.engine_table(lens.check_captures(lens.shipped_captures("llama.cpp"))).loc["glued-channel", ("llama.cpp", "chat")]
+'error: server-error'
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from typing import Any
 from harmony_viz.servers._capture import capture, load_capture
 from harmony_viz.servers._check import CheckResult, check_captures, check_streams, read_request
 from harmony_viz.servers._compare import CODES
-from harmony_viz.servers._launch import LaunchError, find_python
+from harmony_viz.servers._launch import LaunchError, find_llama_server, find_python
+from harmony_viz.servers._matrix import MatrixCell
+from harmony_viz.servers._sglang import check_sglang, find_sglang_python
 
 __all__ = [
     "CODES",
@@ -29,11 +33,16 @@ __all__ = [
     "ReplayServer",
     "capture",
     "check_captures",
+    "bug_zoo_markdown",
+    "check_sglang",
     "check_streams",
     "discrepancy_table",
+    "llama_server",
+    "engine_table",
     "load_capture",
     "shipped_captures",
     "shipped_request",
+    "sglang_python",
     "shipped_streams",
     "start_replay_server",
     "stream_name",
@@ -48,10 +57,14 @@ def shipped_streams() -> list[str]:
     return sorted(str(p) for p in (DATA / "streams").glob("*.txt"))
 
 
-def shipped_captures() -> list[str]:
-    """What vLLM 0.32.0 returned for each shipped stream through each API (see the data PROVENANCE.md)."""
+def shipped_captures(engine: str = "vllm") -> list[str]:
+    """What an engine returned for each shipped stream through each API: ``"vllm"`` (0.32.0), ``"llama.cpp"``
+    (llama-cpp-python 0.3.36's tree) or ``"sglang"`` (0.5.23's parser, offline). See the data PROVENANCE.md."""
+    if engine not in ("vllm", "llama.cpp", "sglang"):
+        raise ValueError(f"no shipped captures for engine {engine!r}; expected vllm, llama.cpp or sglang")
     order = {"chat": 0, "chat-stream": 1, "responses": 2, "responses-stream": 3}
-    return [str(p) for p in sorted((DATA / "captures").glob("*.json"), key=lambda p: (p.name.split(".")[0], order.get(p.name.split(".")[1], 9)))]
+    files = (DATA / "captures" / engine).glob("*.json")
+    return [str(p) for p in sorted(files, key=lambda p: (p.name.split(".")[0], order.get(p.name.split(".")[1], 9)))]
 
 
 def shipped_request() -> dict[str, Any]:
@@ -65,18 +78,66 @@ def stream_name(result: CheckResult) -> str:
 
 
 def discrepancy_table(results: Sequence[CheckResult]) -> Any:
-    """One row per discrepancy (or per clean/failed check): stream, api, replayed, error, code, severity, message, tokens."""
+    """One row per discrepancy (or per clean/failed check): stream, engine, api, replayed, error, code, severity, message, tokens."""
     import pandas as pd
 
     rows = []
     for r in results:
-        base = {"stream": stream_name(r), "api": r.api, "replayed": r.replayed, "error": r.error}
+        base = {"stream": stream_name(r), "engine": r.engine, "api": r.api, "replayed": r.replayed, "error": r.error}
         if not r.discrepancies:
             rows.append({**base, "code": None, "severity": None, "message": None, "tokens": None})
         for d in r.discrepancies:
-            span = f"{d.where['start']}-{d.where['end']}" if d.where else None
+            span = f"{d.where.start}-{d.where.end}" if d.where else None
             rows.append({**base, "code": d.code, "severity": d.severity, "message": d.message, "tokens": span})
-    return pd.DataFrame(rows, columns=["stream", "api", "replayed", "error", "code", "severity", "message", "tokens"])
+    return pd.DataFrame(rows, columns=["stream", "engine", "api", "replayed", "error", "code", "severity", "message", "tokens"])
+
+
+def engine_table(results: Any) -> Any:
+    """One row per stream, one column per (engine, api): the worst severity and its codes, as ``matrix`` prints them."""
+    import pandas as pd
+
+    cells = [MatrixCell(stream_name(r), r.engine or "?", r.api, result=r) for r in results]
+    frame = pd.DataFrame([{"stream": c.stream, "engine": c.engine, "api": c.api, "cell": c.summary} for c in cells])
+    if frame.empty:
+        return frame
+    table = frame.pivot(index="stream", columns=["engine", "api"], values="cell")
+    return table[list(dict.fromkeys((c.engine, c.api) for c in cells))]
+
+
+ZOO_COLUMNS = (("vllm", "chat"), ("vllm", "chat-stream"), ("llama.cpp", "chat"), ("llama.cpp", "chat-stream"), ("sglang", "chat"), ("sglang", "chat-stream"))
+ENGINE_LABELS = {"vllm": "vLLM 0.32", "llama.cpp": "llama.cpp", "sglang": "SGLang 0.5.23"}
+
+
+def bug_zoo_markdown() -> str:
+    """The README's "how each engine reads the bug zoo" table, from the shipped captures of all three engines.
+
+    ``python -c "from harmony_viz.servers import lens; print(lens.bug_zoo_markdown())"`` writes it anew.
+    """
+    results = [r for engine in ENGINE_LABELS for r in check_captures(shipped_captures(engine))]
+    table = engine_table(results)
+    head = ["stream", *(f"{ENGINE_LABELS[e]} {'streamed' if a.endswith('-stream') else a}" for e, a in ZOO_COLUMNS)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for stream in table.index:
+        cells = [str(table.loc[stream, col]) if col in table.columns else "" for col in ZOO_COLUMNS]
+        cells = [c if c != "nan" else "" for c in cells]
+        lines.append("| " + " | ".join([f"`{stream}`", *(c.replace("error: ", "**error**: ") for c in cells)]) + " |")
+    return "\n".join(lines)
+
+
+def llama_server() -> str | None:
+    """The llama-server binary (``$HARMONY_VIZ_LLAMA_SERVER`` or scripts/install-llama-cpp.sh's build), or None."""
+    try:
+        return str(find_llama_server(None))
+    except LaunchError:
+        return None
+
+
+def sglang_python() -> str | None:
+    """The Python of SGLang's venv (``$HARMONY_VIZ_SGLANG_PYTHON`` or scripts/install-sglang-parser.sh's), or None."""
+    try:
+        return find_sglang_python(None)
+    except LaunchError:
+        return None
 
 
 def vllm_python() -> str | None:
@@ -88,7 +149,7 @@ def vllm_python() -> str | None:
 
 
 class ReplayServer:
-    """``harmony-viz vllm-replay-server`` run from Python; ``url`` once it is up, ``stop()`` (SIGTERM) when done."""
+    """``harmony-viz replay-server`` run from Python; ``url`` once it is up, ``stop()`` (SIGTERM) when done."""
 
     def __init__(self, proc: subprocess.Popen[bytes], url: str) -> None:
         self.proc = proc
@@ -111,18 +172,23 @@ class ReplayServer:
         self.stop()
 
 
-def start_replay_server(*, python: str | None = None, port: int | None = None, timeout: float = 600.0,
-                        log: str | os.PathLike[str] | None = None) -> ReplayServer:
-    """Start a replay server (1-2 minutes on 2 cores) and return once it answers; vLLM's log goes to ``log``."""
+def start_replay_server(*, engine: str = "vllm", python: str | None = None, chat_template: str | None = None, port: int | None = None,
+                        timeout: float = 600.0, log: str | os.PathLike[str] | None = None) -> ReplayServer:
+    """Start a replay server and return once it answers; the engine's log goes to ``log``.
+
+    vLLM takes 1-2 minutes on 2 cores; llama.cpp a few seconds (plus a one-off GGUF conversion).
+    """
     import socket
 
     if port is None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-    cmd = [sys.executable, "-m", "harmony_viz", "vllm-replay-server", "--port", str(port)]
+    cmd = [sys.executable, "-m", "harmony_viz", "replay-server", "--engine", engine, "--port", str(port)]
     if python:
         cmd += ["--python", python]
+    if chat_template:
+        cmd += ["--chat-template", chat_template]
     sink = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 - the child keeps it open
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=sink, stdin=subprocess.DEVNULL)
     assert proc.stdout is not None

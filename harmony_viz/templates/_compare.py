@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from harmony_viz.templates._align import Pair, double_encoded
-from harmony_viz.templates._codes import Difference
+from harmony_viz.templates._codes import Difference, difference
 from harmony_viz.templates._side import RenderedMessage, Side
 
 _WS = re.compile(r"\s+")
@@ -25,19 +25,19 @@ class _Pair:
         self.o, self.t = o, t
 
     def header(self, code: str, message: str) -> Difference:
-        return Difference(code, message, self.o.header, self.t.header, (self.o.start, self.o.header_end), (self.t.start, self.t.header_end))
+        return difference(code, message, self.o.header, self.t.header, (self.o.start, self.o.header_end), (self.t.start, self.t.header_end))
 
     def body(self, code: str, message: str, ours: str | None = None, theirs: str | None = None) -> Difference:
-        return Difference(code, message, self.o.body if ours is None else ours, self.t.body if theirs is None else theirs,
+        return difference(code, message, self.o.body if ours is None else ours, self.t.body if theirs is None else theirs,
                           (self.o.header_end, self.o.body_end), (self.t.header_end, self.t.body_end))
 
     def whole(self, code: str, message: str) -> Difference:
-        return Difference(code, message, self.o.raw, self.t.raw, (self.o.start, self.o.end), (self.t.start, self.t.end))
+        return difference(code, message, self.o.raw, self.t.raw, (self.o.start, self.o.end), (self.t.start, self.t.end))
 
 
 def _where(m: RenderedMessage) -> str:
     what = f"call to {m.recipient}" if m.is_call else ("result from " + m.author if m.is_tool_result else m.author)
-    return f"{what} (message {m.index})"
+    return f"{what} (message {m.message.index})"
 
 
 def _header(p: _Pair) -> list[Difference]:
@@ -49,16 +49,16 @@ def _header(p: _Pair) -> list[Difference]:
         out.append(p.header("other", f"{_where(o)}: written by {o.author} in ours, {t.author} in the template (tokens {o.start}-{o.header_end} / {t.start}-{t.header_end})"))
     if o.channel != t.channel:
         if o.is_preamble and t.channel == "analysis":
-            out.append(p.header("preamble-as-analysis", f"the preamble next to a tool call (message {o.index}) is on the analysis channel in the template: it becomes chain of thought"))
+            out.append(p.header("preamble-as-analysis", f"the preamble next to a tool call (message {o.message.index}) is on the analysis channel in the template: it becomes chain of thought"))
         else:
             out.append(p.header("other", f"{_where(o)}: channel {o.channel!r} in ours, {t.channel!r} in the template"))
     if o.recipient != t.recipient:
         out.append(p.header("other", f"{_where(o)}: recipient {o.recipient!r} in ours, {t.recipient!r} in the template"))
-    if o.content_type != t.content_type:
-        if o.content_type == "<|constrain|>json" and t.content_type == "json":
+    if o.message.content_type != t.message.content_type:
+        if o.message.content_type == "<|constrain|>json" and t.message.content_type == "json":
             out.append(p.header("constrain-missing", f"{_where(o)}: the template writes 'json' where the format has '<|constrain|>json'"))
         else:
-            out.append(p.header("other", f"{_where(o)}: content type {o.content_type!r} in ours, {t.content_type!r} in the template"))
+            out.append(p.header("other", f"{_where(o)}: content type {o.message.content_type!r} in ours, {t.message.content_type!r} in the template"))
     if o.recipient == t.recipient and o.recipient_in_role is not None and t.recipient_in_role is not None and o.recipient_in_role != t.recipient_in_role:
         where = ("in the role section in ours, after the channel in the template" if o.recipient_in_role
                  else "after the channel in ours, in the role section in the template")
@@ -123,8 +123,8 @@ def _paired(o: RenderedMessage, t: RenderedMessage) -> list[Difference]:
         return []
     p = _Pair(o, t)
     out = _header(p) + _body(p)
-    if o.terminator != t.terminator:
-        out.append(Difference("other", f"{_where(o)}: ends in {o.terminator} in ours, {t.terminator} in the template",
+    if o.message.terminator != t.message.terminator:
+        out.append(difference("other", f"{_where(o)}: ends in {o.message.terminator} in ours, {t.message.terminator} in the template",
                               o.raw, t.raw, (o.start, o.end), (t.start, t.end)))
     return out
 
@@ -133,19 +133,19 @@ def _dropped(o: RenderedMessage, before: Sequence[RenderedMessage]) -> Differenc
     """A message of ours the template does not render; ``before`` are our messages before it, in its turn."""
     span = (o.start, o.end)
     if o.is_call and any(m.is_call for m in before):
-        return Difference("parallel-calls-dropped", f"{_where(o)} is missing: the template renders only the first tool call of an assistant message", o.raw, "", span)
+        return difference("parallel-calls-dropped", f"{_where(o)} is missing: the template renders only the first tool call of an assistant message", o.raw, "", span)
     if o.is_preamble:
-        return Difference("preamble-dropped", f"the preamble next to a tool call (message {o.index}) is missing from the template's render", o.raw, "", span)
+        return difference("preamble-dropped", f"the preamble next to a tool call (message {o.message.index}) is missing from the template's render", o.raw, "", span)
     if o.author == "assistant" and o.channel == "analysis":
-        return Difference("analysis-dropped", f"the template drops the chain of thought of message {o.index}, which the format keeps", o.raw, "", span)
-    return Difference("other", f"{_where(o)} is missing from the template's render (tokens {o.start}-{o.end})", o.raw, "", span)
+        return difference("analysis-dropped", f"the template drops the chain of thought of message {o.message.index}, which the format keeps", o.raw, "", span)
+    return difference("other", f"{_where(o)} is missing from the template's render (tokens {o.start}-{o.end})", o.raw, "", span)
 
 
 def _added(t: RenderedMessage) -> Difference:
     span = (t.start, t.end)
     if t.author == "assistant" and t.channel == "analysis":
-        return Difference("analysis-kept", f"the template keeps chain of thought (its message {t.index}) that the format drops", "", t.raw, None, span)
-    return Difference("other", f"the template adds {_where(t)} (tokens {t.start}-{t.end})", "", t.raw, None, span)
+        return difference("analysis-kept", f"the template keeps chain of thought (its message {t.message.index}) that the format drops", "", t.raw, None, span)
+    return difference("other", f"the template adds {_where(t)} (tokens {t.start}-{t.end})", "", t.raw, None, span)
 
 
 def _turn(pairs: Sequence[Pair], k: int) -> list[RenderedMessage]:
@@ -186,4 +186,4 @@ def _leftover(ours: Side, theirs: Side) -> Difference:
         j += 1
     da, db = a[i:len(a) - j], b[i:len(b) - j]
     code = "whitespace" if _squeeze(da) == _squeeze(db) else "other"
-    return Difference(code, f"the renders differ at character {i} ({da[:60]!r} / {db[:60]!r})", da, db)
+    return difference(code, f"the renders differ at character {i} ({da[:60]!r} / {db[:60]!r})", da, db)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harmony_viz.inputs import InputError, parse_jsonl_line
 from harmony_viz.templates._lens import TemplateComparison, compare
 from harmony_viz.templates._request import LensError
 from harmony_viz.templates._source import ChatTemplate
@@ -57,9 +58,9 @@ def _jsonl_rows(path: Path) -> Iterator[Row]:
             if not line.strip():
                 continue
             try:
-                yield index, json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield index, LensError(f"line {lineno}: not JSON ({exc.msg} at column {exc.colno})")
+                yield index, parse_jsonl_line(line)
+            except InputError as exc:
+                yield index, LensError(f"line {lineno}: {exc}")
             index += 1
 
 

@@ -14,7 +14,7 @@ from harmony_viz.templates._jinja import parse_date, render_template
 from harmony_viz.templates._request import LensError, check_request, ours_request
 from harmony_viz.templates._side import Side, read_side
 from harmony_viz.templates._source import ChatTemplate
-from harmony_viz.tokens import encoding
+from harmony_viz.tokens import encode
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +57,7 @@ def render_ours(request: Mapping[str, Any], *, date: str, for_completion: bool =
 def compare_renders(ours_ids: list[int], template_text: str) -> TemplateComparison:
     """Compare two finished renders: our token ids and the template's text."""
     ours = read_side(ours_ids)
-    theirs = read_side(encoding().encode(template_text, allowed_special="all"))
+    theirs = read_side(encode(template_text))
     from harmony_viz.templates._compare import differences
 
     return TemplateComparison(ours, theirs, tuple(differences(align(ours.messages, theirs.messages), ours, theirs)))

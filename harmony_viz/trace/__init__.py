@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from harmony_viz.trace._chunking import CHUNKINGS, Chunking, describe, parse_chunking
-from harmony_viz.trace._model import MessageInfo, Step, Steps, Trace
-from harmony_viz.trace._source import SourceError, tokens_of
+from harmony_viz.trace._chunking import CHUNKINGS, Chunking, describe, parse_chunking, text_chunks, token_chunks
+from harmony_viz.trace._model import Step, Steps, Trace
+from harmony_viz.trace._payload import FORMAT_VERSION
 
-__all__ = ["CHUNKINGS", "Chunking", "MessageInfo", "SourceError", "Step", "Steps", "Trace", "describe", "parse_chunking", "tokens_of"]
+__all__ = [
+    "CHUNKINGS",
+    "FORMAT_VERSION",
+    "Chunking",
+    "Step",
+    "Steps",
+    "Trace",
+    "describe",
+    "parse_chunking",
+    "text_chunks",
+    "token_chunks",
+]

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from harmony_viz.findings import Unit
+
 ChunkingKind = Literal["token", "every", "random", "chars", "bytes", "server"]
 
 # name -> (takes a number?, what it means); the order is the order shown to users.
@@ -38,9 +40,9 @@ class Chunking:
     seed: int = 0
 
     @property
-    def unit(self) -> Literal["token", "char"]:
-        """What the scanner is fed: token ids, or text (spans then count characters)."""
-        return "token" if self.kind in ("token", "every", "random") else "char"
+    def unit(self) -> Unit:
+        """What the scanner is fed, so what spans count: token ids (``tokens``), or text (``chars``)."""
+        return "tokens" if self.kind in ("token", "every", "random") else "chars"
 
     def __str__(self) -> str:
         if self.kind == "token":

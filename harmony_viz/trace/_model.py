@@ -16,12 +16,12 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, overload
+from typing import Any, overload
 
 import numpy as np
 
-from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, MessageStart, Snapshot
-from harmony_viz.scanner._message import Message, MessageFold
+from harmony_viz.findings import Unit
+from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageFold, MessageStart, Snapshot
 from harmony_viz.trace._chunking import Chunking, parse_chunking, text_chunks, token_chunks
 
 
@@ -41,9 +41,6 @@ class Step:
     snapshot: Snapshot
     flush: bool = False
 
-
-# A trace's messages are the scanner's records, with the steps they started and ended at.
-MessageInfo = Message
 
 # Every snapshot field but the position, which moves at every step and is kept apart.
 _STATE_FIELDS = tuple(f.name for f in dataclasses.fields(Snapshot) if f.name != "position")
@@ -93,9 +90,6 @@ class _Tokens:
     def per_token(self) -> list[bytes]:
         vb = self.bytes
         return [vb[i] for i in self.inverse.tolist()]
-
-    def lengths(self) -> np.ndarray:
-        return np.fromiter((len(b) for b in self.bytes), dtype=np.int64, count=len(self.bytes))[self.inverse]
 
 
 class _Recorder:
@@ -231,7 +225,7 @@ class Trace:
         vocab = _Tokens(ids)
         scanner = Scanner(role=role) if role is not None else Scanner()
         text: str | None = None
-        if chunking.unit == "token":
+        if chunking.unit == "tokens":
             # the caller's list when it is one (ids as Python ints are 36 bytes each: not twice)
             id_list = tokens if type(tokens) is list and ids.size and all(type(t) is int for t in tokens) else ids.tolist()
             vb, vt = vocab.bytes, vocab.text
@@ -260,7 +254,7 @@ class Trace:
                    tuple(rec.snap_steps), tuple(rec.snaps), rec.positions, vocab)
 
     @property
-    def unit(self) -> Literal["token", "char"]:
+    def unit(self) -> Unit:
         """What spans count: tokens, or characters of :attr:`text` for text chunkings."""
         return self.chunking.unit
 
@@ -283,11 +277,9 @@ class Trace:
     @cached_property
     def token_char_starts(self) -> np.ndarray:
         """Character offset in :attr:`text` where each token starts, plus the total at the end."""
-        byte_starts = np.concatenate([[0], np.cumsum(self._vocab.lengths())])
-        data = np.frombuffer(b"".join(self._vocab.per_token()), dtype=np.uint8)
-        # A character starts at every byte that is not a UTF-8 continuation byte.
-        leads = np.concatenate([[0], np.cumsum((data & 0xC0) != 0x80)])
-        return leads[byte_starts]
+        from harmony_viz.tokens import char_starts
+
+        return char_starts(self._vocab.per_token())
 
     def token_bytes_of(self, token_id: int) -> bytes:
         """The bytes of one token id (any id in the vocabulary)."""
@@ -403,7 +395,7 @@ class Trace:
         return self._fold(with_text=False)
 
     def _fold(self, *, with_text: bool) -> tuple[Message, ...]:
-        fold = MessageFold("chars" if self.unit == "char" else "tokens")
+        fold = MessageFold(self.unit)
         if with_text:
             for k, e in self._stepped_events(0, self.n_steps - 1):
                 fold.add(e, k)

@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harmony_viz.scanner._events import Snapshot
+from harmony_viz.scanner import Message, Snapshot
 from harmony_viz.tokens import FIRST_SPECIAL
 
 if TYPE_CHECKING:
-    from harmony_viz.scanner._message import Message
     from harmony_viz.trace._model import Trace
 
 FORMAT_VERSION = 3
@@ -107,7 +106,7 @@ def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None) -> tu
     cols.add_bytes("vocab_bytes", b"".join(vocab))
     cols.add("tokens", inverse)  # each token as an index into the vocabulary table
     cols.add("step_ends", trace.step_ends, delta=True)
-    if trace.unit == "char":
+    if trace.unit == "chars":
         # the text itself is not sent: the browser decodes it from the token bytes it already has
         cols.add("token_chars", trace.token_char_starts, delta=True)
 
@@ -137,7 +136,7 @@ def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None) -> tu
         events["message"].append(message if type(message) is int else -1)
         if type(message) is not int and message is not None:
             fields["message"] = message
-        start, end = fields.pop("start"), fields.pop("end")
+        start, end = e.start, e.end  # a Diagnostic's are its span's
         events["start"].append(start)
         events["len"].append(end - start)
         key = (kind, *(v for f, v in fields.items()))
@@ -218,9 +217,10 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _fields_of(kind: type) -> tuple[str, ...]:
+    """An event's own fields, its span apart (a Diagnostic keeps it in ``where``)."""
     names = _FIELDS.get(kind)
     if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind) if f.name not in ("start", "end", "where"))
     return names
 
 
@@ -236,7 +236,7 @@ def _message_ints(trace: Trace, messages: Sequence[Message]) -> dict[str, np.nda
            for f in _MESSAGE_INTS if not f.startswith("t_")}
     n = int(trace.tokens.size)
     end = np.where(out["end"] < 0, int(trace.step_ends[-1]), out["end"])
-    if trace.unit == "char":
+    if trace.unit == "chars":
         # a token belongs to the message its first character does
         starts = trace.token_char_starts
         out["t_start"] = np.clip(np.searchsorted(starts, out["start"], side="right") - 1, 0, n)

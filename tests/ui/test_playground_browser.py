@@ -9,8 +9,7 @@ import pytest
 from _lab import lab_notebook, wait_for_kernel
 
 from harmony_viz._playground import playground
-from harmony_viz._playground._convert import render
-from harmony_viz.render import Conversation
+from harmony_viz.render import Conversation, RenderOptions, render_conversation_for_training
 
 pytestmark = pytest.mark.browser
 
@@ -43,7 +42,7 @@ def test_editing_a_message_changes_the_tokens(lab_page) -> None:
     assert pg.locator("[data-hv=card]").count() == len(start.messages)
     edited = [dict(m) for m in start.messages]
     edited[2] = {**edited[2], "content": [{"type": "text", "text": "What is the weather in Reykjavik, Iceland? " + XSS}]}
-    expected = render(Conversation.from_dict({"messages": edited}))
+    expected = render_conversation_for_training(Conversation.from_dict({"messages": edited}), options=RenderOptions(drop_analysis=False))
     pg.locator("[data-hv=card][data-message='2'] [data-hv=content]").fill(edited[2]["content"][0]["text"])
     lab_page.wait_for_function(f"() => document.querySelectorAll('.hv-pg [data-hv=token]').length === {len(expected)}", timeout=30_000)
     ids = [int(x) for x in pg.locator("[data-hv=token]").evaluate_all("els => els.map(e => e.dataset.id)")]

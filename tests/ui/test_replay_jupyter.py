@@ -13,8 +13,9 @@ from _lab import lab_notebook, wait_for_kernel
 from _replay_streams import XSS_TEXT
 from playwright.sync_api import expect
 
-from harmony_viz.cli._demo import REPLAY_SAMPLE, replay_tokens
-from harmony_viz.trace import Trace, tokens_of
+from harmony_viz.cli import REPLAY_SAMPLE, replay_tokens
+from harmony_viz.tokens import encode
+from harmony_viz.trace import Trace
 
 pytestmark = pytest.mark.browser
 
@@ -50,7 +51,7 @@ def _py_state(page, until: str = "return true") -> list[str]:
 def test_python_sets_the_step_and_the_browser_follows(lab_page) -> None:
     widget = lab_page.locator(".hv-root").first
     assert widget.locator("[data-hv=step]").get_attribute("data-step") == "5"
-    n = len(tokens_of(XSS_TEXT))
+    n = len(encode(XSS_TEXT))
     # steps 1..5 of every:2 fed 10 tokens: exactly those chips are not dimmed
     assert widget.locator("[data-hv=token]:not(.hv-dim)").count() == 10
     assert widget.locator("[data-hv=token]").count() == n
@@ -64,13 +65,13 @@ def test_browser_steps_and_clicks_reach_the_kernel(lab_page) -> None:
     # the clicks reach the kernel after a round trip: wait for the state, not for a time
     step, selected, chunking, n_steps = _py_state(lab_page, until="return /PY 7 3 /.test(out)")
     assert (step, selected, chunking) == ("7", "3", "every:2")
-    assert int(n_steps) == -(-len(tokens_of(XSS_TEXT)) // 2) + 2
+    assert int(n_steps) == -(-len(encode(XSS_TEXT)) // 2) + 2
 
 
 def test_changing_chunking_in_the_browser_recomputes_in_python(lab_page) -> None:
     widget = lab_page.locator(".hv-root").first
     widget.locator("[data-hv=chunking]").select_option("token")
-    n = len(tokens_of(XSS_TEXT))
+    n = len(encode(XSS_TEXT))
     lab_page.wait_for_function(f"() => document.querySelector('.hv-root [data-hv=step]').textContent.includes(' of {n + 1} ')", timeout=30_000)
     step, _, chunking, n_steps = _py_state(lab_page)
     assert chunking == "token" and int(n_steps) == n + 2

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from _replay_streams import XSS_TEXT, finding5
 
-from harmony_viz._replay import page_html
-from harmony_viz._replay._api_view import ApiViews
-from harmony_viz.trace import Trace, tokens_of
+from harmony_viz._replay import ApiViews, page_html
+from harmony_viz.inputs import read
+from harmony_viz.trace import Trace
 
 pytestmark = pytest.mark.browser
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture(scope="module")
 def xss_trace() -> Trace:
     """The hostile stream, one token per step."""
-    return Trace.build(tokens_of(XSS_TEXT), "token")
+    return Trace.build(read(XSS_TEXT).stream().ids, "token")
 
 
 def _open(page, trace: Trace, tmp_path: Path, step: int = 0, name: str = "replay.html"):
@@ -133,7 +133,7 @@ def test_tooltip_tells_everything_about_a_token(page, xss_trace: Trace, tmp_path
 
 
 def test_diagnostics_link_to_their_tokens(page, corpus_dir, tmp_path: Path) -> None:
-    trace = Trace.build(tokens_of(finding5(corpus_dir, "cyberthreat-24")), "every:8")
+    trace = Trace.build(read(finding5(corpus_dir, "cyberthreat-24")).stream().ids, "every:8")
     assert trace.diagnostics, "this run has diagnostics (bare commentary channel)"
     _open(page, trace, tmp_path, step=trace.n_steps - 1)
     items = page.locator("[data-hv=diagnostics] .hv-diag")

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from harmony_viz import save_html
-from harmony_viz.servers import lens
-from harmony_viz.servers._check import check_answer, expected_for, read_stream
+from harmony_viz.servers import check_answer, expected_for, lens, read_stream
 
 pytestmark = pytest.mark.browser
 
@@ -41,9 +40,9 @@ def test_the_server_tab_shows_both_answers_and_jumps_to_the_tokens(page, tmp_pat
     where = next(d.where for d in results[0].discrepancies if d.code == "reasoning-in-content")
     rows.click()
     # with one token per step, the span [start, end) has been read at step `end`
-    assert int(page.get_attribute("[data-hv=step]", "data-step")) == where["end"]
+    assert int(page.get_attribute("[data-hv=step]", "data-step")) == where.end
     lit = page.eval_on_selector_all("[data-hv=token].hv-hl", "els => els.map(e => +e.dataset.i).sort((a, b) => a - b)")
-    assert lit == list(range(where["start"], where["end"]))
+    assert lit == list(range(where.start, where.end))
     assert page.errors == []
 
 
@@ -65,4 +64,30 @@ def test_an_empty_list_says_there_are_no_discrepancies(page, tmp_path: Path) -> 
     _open(page, clean, tmp_path)
     assert page.inner_text("[data-hv=discrepancies]").strip() == "no discrepancies"
     assert page.locator("[data-hv=discrepancy]").count() == 0
+    assert page.errors == []
+
+
+def test_an_engine_selector_switches_between_engines_answers(page, tmp_path: Path) -> None:  # noqa: ANN001
+    results = [r for engine in ("vllm", "llama.cpp", "sglang") for r in lens.check_captures(lens.shipped_captures(engine))
+               if lens.stream_name(r) == "doubled-channel"]
+    _open(page, results, tmp_path)
+    options = page.eval_on_selector_all("[data-hv=engine-select] option", "els => els.map(e => e.value)")
+    assert options == ["vllm", "llama.cpp", "sglang"]
+    # vLLM first: its chat answer drops the doubled header's chain of thought
+    assert page.eval_on_selector_all("[data-hv=server-api]", "els => els.map(e => e.dataset.api)") == ["chat", "chat-stream", "responses", "responses-stream"]
+    assert page.locator("[data-hv=discrepancy][data-code=text-dropped]").count() == 1
+    page.select_option("[data-hv=engine-select]", "sglang")
+    assert page.eval_on_selector_all("[data-hv=server-api]", "els => els.map(e => e.dataset.api)") == ["chat", "chat-stream"]
+    assert "Doubled header thoughts." in page.inner_text("[data-hv=server-answer] .hv-srv-content")  # shown as content
+    assert page.locator("[data-hv=discrepancy][data-code=reasoning-in-content]").count() == 1
+    assert "run offline" in page.inner_text("[data-hv=server-note]")
+    page.select_option("[data-hv=engine-select]", "llama.cpp")
+    assert page.locator("[data-hv=no-discrepancies]").count() == 1  # llama.cpp reads it right
+    assert "tools not sent" in page.inner_text("[data-hv=server-panel]")
+    assert page.errors == []
+
+
+def test_one_engine_shows_no_selector(page, tmp_path: Path) -> None:  # noqa: ANN001
+    _open(page, _results("seed-001"), tmp_path)
+    assert page.locator("[data-hv=engine-select]").count() == 0
     assert page.errors == []

@@ -33,9 +33,9 @@ def test_a_discrepancy_click_reaches_the_kernel(lab_page) -> None:  # noqa: ANN0
     widget.locator("[data-hv=api-tab-server]").click()
     assert widget.locator("[data-hv=discrepancies]").is_visible()
     widget.locator("[data-hv=discrepancy][data-code=reasoning-in-content]").click()
-    assert widget.locator("[data-hv=step]").get_attribute("data-step") == str(where["end"])
-    out = wait_for_kernel(lab_page, f"return out.includes('PY {where['end']}')", cell=1)
-    assert re.search(rf"PY {where['end']}\b", out)
+    assert widget.locator("[data-hv=step]").get_attribute("data-step") == str(where.end)
+    out = wait_for_kernel(lab_page, f"return out.includes('PY {where.end}')", cell=1)
+    assert re.search(rf"PY {where.end}\b", out)
     lit = widget.locator("[data-hv=token].hv-hl").count()
-    assert lit == where["end"] - where["start"]
+    assert lit == where.end - where.start
     assert [e for e in lab_page.errors if "hv" in e or "server" in e] == []

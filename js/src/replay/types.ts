@@ -43,7 +43,7 @@ export interface RawEvent {
 
 export interface TraceMeta {
   version: number;
-  unit: "token" | "char";
+  unit: "tokens" | "chars";
   chunking: string;
   n_tokens: number;
   n_steps: number;

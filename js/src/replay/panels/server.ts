@@ -23,6 +23,10 @@ export interface ServerDiscrepancy {
 
 export interface ServerCheck {
   file: string;
+  /** "vllm", "llama.cpp", "sglang", or null when unknown */
+  engine: string | null;
+  /** how the replay differed from the request, e.g. tools not sent */
+  notes: string[];
   api: string;
   replayed: boolean | null;
   error: string | null;
@@ -86,28 +90,51 @@ function raw(title: string, value: unknown): HTMLElement {
 }
 
 /**
- * Draw the server tab into `body`: an api picker when there are several checks, both
- * answers side by side, the discrepancy list (always present), and the raw objects.
+ * Draw the server tab into `body`: an engine selector when the checks come from several
+ * engines, an api picker when that engine has several checks, both answers side by side,
+ * the discrepancy list (always present), and the raw objects.
  */
 export function renderServerPanel(body: HTMLElement, checks: ServerCheck[], chosen: number, choose: (i: number) => void,
   jump: (start: number, end: number) => void): void {
   const i = Math.max(0, Math.min(chosen, checks.length - 1));
   const panel = h("div", { class: "hv-srv", "data-hv": "server-panel" });
-  if (checks.length > 1) {
+  const engineOf = (c: ServerCheck): string => c.engine ?? "server";
+  const engines = [...new Set(checks.map(engineOf))];
+  const engine = engineOf(checks[i]);
+  if (engines.length > 1) {
+    const select = h("select", { class: "hv-select", "data-hv": "engine-select", title: "which engine's answers" }) as HTMLSelectElement;
+    for (const e of engines) {
+      const opt = h("option", { value: e }, e) as HTMLOptionElement;
+      opt.selected = e === engine;
+      select.append(opt);
+    }
+    // Keep the api when the other engine checked it too.
+    select.addEventListener("change", () => {
+      const same = checks.findIndex((c) => engineOf(c) === select.value && c.api === checks[i].api);
+      choose(same >= 0 ? same : checks.findIndex((c) => engineOf(c) === select.value));
+    });
+    const row = h("div", { class: "hv-srv-engine" });
+    row.append(h("span", { class: "hv-srv-label" }, "engine"), select);
+    panel.append(row);
+  }
+  const mine = checks.map((c, k) => [c, k] as const).filter(([c]) => engineOf(c) === engine);
+  if (mine.length > 1) {
     const picker = h("div", { class: "hv-tabs" });
-    checks.forEach((c, k) => {
+    for (const [c, k] of mine) {
       const b = h("button", { type: "button", class: k === i ? "hv-tab hv-tab-on" : "hv-tab", "data-hv": "server-api", "data-api": c.api }, c.api);
       b.addEventListener("click", () => choose(k));
       picker.append(b);
-    });
+    }
     panel.append(picker);
   }
   const check = checks[i];
   const replayed = check.replayed === null ? "no token ids returned" : check.replayed ? "the server returned exactly these tokens" : "the server returned other tokens";
-  panel.append(h("div", { class: "hv-note" }, `${check.file} · ${check.api} · ${replayed}`));
+  const who = check.engine ? `${check.engine} · ` : "";
+  panel.append(h("div", { class: "hv-note" }, `${check.file} · ${who}${check.api} · ${replayed}`));
+  for (const note of check.notes ?? []) panel.append(h("div", { class: "hv-note", "data-hv": "server-note" }, `note: ${note}`));
   if (check.error) panel.append(h("div", { class: "hv-error", "data-hv": "server-error" }, `server error: ${check.error}`));
   const cols = h("div", { class: "hv-srv-cols" });
-  cols.append(answerColumn("server", check.answer, "answer"), answerColumn("ours (from the tokens)", check.expected_answer, "expected"));
+  cols.append(answerColumn(check.engine ?? "server", check.answer, "answer"), answerColumn("ours (from the tokens)", check.expected_answer, "expected"));
   panel.append(cols);
   const n = check.discrepancies.length;
   panel.append(h("div", { class: "hv-srv-title" }, n ? `discrepancies (${n})` : "discrepancies"));

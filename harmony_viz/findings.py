@@ -1,0 +1,106 @@
+"""Findings: what every lens reports, in one shape, ``(code, severity, message, where)``.
+
+The scanner's and the lints' diagnostics, the template lens's differences and the server
+lens's discrepancies are all :class:`Finding` records. ``where`` is a :class:`Span` of one
+stream, or :class:`Sides`, a span on each side of a comparison (None on a side that has
+nothing there). Each lens keeps one registry of its codes, code -> (severity, meaning);
+:func:`code_table` writes a registry as the README's table, and no code means two things
+across registries.
+
+This module imports nothing from the package: the scanner, the first reader, uses it.
+
+>>> f = Finding("bad-channel", "error", "junk channel", Span(3, 5))
+>>> f.where.start, f.severity
+(3, 'error')
+>>> print(code_table({"bad-channel": ("error", "the channel is not `analysis`|`final`")}))
+| code | severity | what it means |
+|---|---|---|
+| `bad-channel` | error | the channel is not `analysis`\\|`final` |
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, NamedTuple, Union
+
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+
+# What a span counts: tokens when the stream was token ids, characters when it was text.
+Unit = Literal["tokens", "chars"]
+
+# A lens's registry: code -> (severity, what it means).
+Codes = Mapping[str, tuple[Severity, str]]
+
+# Every lens's registry, by lens: where it lives (imported on demand: this module stays first in the flow).
+REGISTRIES: dict[str, str] = {
+    "scanner": "harmony_viz.scanner:DIAGNOSTIC_CODES",
+    "lint": "harmony_viz._lint:CODES",
+    "templates": "harmony_viz.templates:CODES",
+    "servers": "harmony_viz.servers:CODES",
+}
+
+
+class Span(NamedTuple):
+    """``[start, end)`` in one stream, counted in the stream's unit (a pair: it unpacks as one)."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Sides:
+    """A span on each side of a comparison (ours, and the template's or the server's); None where that side has nothing."""
+
+    ours: Span | None
+    theirs: Span | None
+
+
+Where = Union[Span, Sides, None]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One finding of a lens: a stable ``code`` from its registry, how bad, what happened, and where."""
+
+    code: str
+    severity: Severity
+    message: str
+    where: Where = None
+
+
+def code_table(codes: Codes) -> str:
+    """The registry as a Markdown table (code, severity, meaning), in registry order; ``|`` escaped."""
+    rows = ["| code | severity | what it means |", "|---|---|---|"]
+    rows += [f"| `{code}` | {severity} | {meaning.replace('|', chr(92) + '|')} |" for code, (severity, meaning) in codes.items()]
+    return "\n".join(rows)
+
+
+def registries() -> dict[str, Codes]:
+    """Every lens's registry, imported."""
+    out: dict[str, Codes] = {}
+    for lens, home in REGISTRIES.items():
+        module, _, name = home.partition(":")
+        out[lens] = getattr(importlib.import_module(module), name)
+    return out
+
+
+# A generated table in the README: <!-- codes: LENS --> … <!-- /codes -->.
+_README_TABLE = re.compile(r"(<!-- codes: (\w+) -->\n)(?:(?!<!--)[\s\S])*(<!-- /codes -->)")
+
+
+def readme_tables(text: str) -> str:
+    """``text`` with every generated code table written anew from its registry."""
+    tables = registries()
+    return _README_TABLE.sub(lambda m: m.group(1) + code_table(tables[m.group(2)]) + "\n" + m.group(3), text)
+
+
+if __name__ == "__main__":  # python -m harmony_viz.findings README.md: rewrite the README's code tables
+    for name in sys.argv[1:]:
+        path = Path(name)
+        path.write_text(readme_tables(path.read_text(encoding="utf-8")), encoding="utf-8")

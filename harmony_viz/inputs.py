@@ -1,0 +1,454 @@
+"""The one reader: whatever a command or a notebook verb is handed, read the same way, and said.
+
+``read(x)`` takes a path (``str`` or ``os.PathLike``) to Harmony text, token ids JSON, a
+run, a capture, JSONL, Parquet or a Markdown trial; or, in memory, Harmony text (any other
+``str``), token ids, a ``Run`` (or several), a conversation (``Conversation``, its JSON
+dict, a list of messages), a Chat Completions request, or server-check results. A string
+that names an existing file is read as that file; the content of a file or of standard
+input decides its kind (``read_text``). The result is an :class:`Input` whose ``said`` line
+states the form detected ("read req.json as a Chat Completions request"): the CLI prints
+it on stderr, the verbs keep it on their result (``widget.source``).
+
+What each command needs comes from the Input: ``stream()`` the token ids to scan or replay
+(with the role, the prompt length and the server tab when the input carries them),
+``runs()`` the run records, ``conversation()`` the conversation to render. Anything that
+cannot be read is an :class:`InputError`, a ValueError whose message is one line naming
+the input and what was expected.
+
+>>> inp = read({"messages": [{"role": "user", "content": "Hi"}]})
+>>> inp.kind, inp.said
+('chat', 'read the dict given as a Chat Completions request')
+>>> read([200006, 1428, 200008, 12194, 200007]).stream().ids[:2]
+(200006, 1428)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from harmony_viz.render import Conversation
+    from harmony_viz.runs import Run
+
+__all__ = ["Input", "InputError", "Kind", "Stream", "conversation_form", "parse_jsonl_line", "read", "read_path", "read_text"]
+
+Kind = Literal["text", "ids", "runs", "conversation", "chat", "checks"]
+Form = Literal["conversation", "chat"]
+
+# Suffixes that say "this string is a file name", so a mistyped path is an error, not text.
+_PATH_SUFFIXES = (".txt", ".json", ".jsonl", ".ndjson", ".md", ".parquet", ".gz", ".harmony")
+# Read in batches through harmony_viz.scale (they may be large, or binary).
+_BIG_SUFFIXES = (".parquet", ".jsonl.gz", ".json.gz", ".ndjson.gz")
+_WHAT = ("Harmony text, a JSON array of token ids, a run file (.json, .jsonl, .parquet, a Markdown trial), "
+         "a capture, conversation JSON or a Chat Completions request")
+
+
+class InputError(ValueError):
+    """The input cannot be read; the message is one line naming it and what was expected.
+
+    ``reason`` is a short stable word for tools (``not-utf8``, ``bad-json``, ``bad-token-ids``,
+    ``unknown-shape``, ``missing``, ``unreadable``); run loaders file it as ``load.<reason>``.
+    """
+
+    def __init__(self, message: str, reason: str = "unreadable") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+# -- conversation JSON: Harmony's shape or a Chat Completions request ------------------------------
+
+_HARMONY_KEYS = ("channel", "recipient", "content_type")
+_HARMONY_PARTS = ("system_content", "developer_content")
+_CHAT_KEYS = ("tool_calls", "tool_call_id", "reasoning", "reasoning_content", "thinking")
+
+
+def conversation_form(data: Any) -> tuple[Form, str]:
+    """``("conversation" | "chat", doubt)``: which JSON form ``{"messages": [...]}`` is, by its shape.
+
+    Harmony JSON (openai-harmony's ``to_json``) when a message carries ``channel``,
+    ``recipient`` or ``content_type``, or a ``system_content``/``developer_content`` part; a
+    Chat Completions request when a message has string content, ``tool_calls``,
+    ``tool_call_id``, ``reasoning``, ``reasoning_content`` or ``thinking``, or the body has
+    ``tools`` of ``type: function``. Both or neither: a Chat Completions request, ``doubt``
+    saying why (else it is empty), so the caller can say so.
+
+    >>> conversation_form({"messages": [{"role": "user", "content": "Hi"}]})
+    ('chat', '')
+    >>> conversation_form({"messages": [{"role": "assistant", "channel": "final", "content": [{"type": "text", "text": "Hi"}]}]})
+    ('conversation', '')
+    >>> conversation_form({"messages": []})
+    ('chat', 'nothing in it marks either form')
+    """
+    messages = data.get("messages") if isinstance(data, Mapping) else data
+    messages = [m for m in messages if isinstance(m, Mapping)] if isinstance(messages, list) else []
+    harmony = chat = False
+    for m in messages:
+        parts = m.get("content")
+        if any(k in m for k in _HARMONY_KEYS) or (isinstance(parts, list) and any(isinstance(p, Mapping) and p.get("type") in _HARMONY_PARTS for p in parts)):
+            harmony = True
+        if isinstance(parts, str) or any(k in m for k in _CHAT_KEYS):
+            chat = True
+    tools = data.get("tools") if isinstance(data, Mapping) else None
+    if isinstance(tools, list) and any(isinstance(t, Mapping) and t.get("type") == "function" for t in tools):
+        chat = True
+    if harmony != chat:
+        return ("conversation" if harmony else "chat"), ""
+    return "chat", "it has marks of both forms" if harmony else "nothing in it marks either form"
+
+
+# -- what was read --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """A token stream ready to scan or replay.
+
+    ``role`` is ``"assistant"`` for a completion that follows ``<|start|>assistant``;
+    ``prompt_tokens`` is where the prompt ends when the input says so (a run's prompt ids),
+    None when it must be read from the messages; ``text`` is the text as given (a scan of it
+    counts characters); ``tools`` the tools a request or conversation declared; ``server``
+    the server tab's data for a capture or server-check results; ``label`` names a run picked
+    from a file of several.
+    """
+
+    ids: tuple[int, ...]
+    role: str | None = None
+    prompt_tokens: int | None = None
+    text: str | None = None
+    tools: tuple[Any, ...] | None = None
+    server: dict[str, Any] | None = None
+    label: str = ""
+
+    @property
+    def source(self) -> str | list[int]:
+        """What a scanner is fed: the text as given, else the ids."""
+        return self.text if self.text is not None else list(self.ids)
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """One input, read: its ``kind``, the value, its ``name`` and the ``form`` detected.
+
+    ``value`` is a ``str`` (text), a tuple of ints (ids), a tuple of ``Run`` (runs), a
+    ``Conversation`` (conversation), a request dict (chat) or server-check results (checks).
+    """
+
+    kind: Kind
+    value: Any
+    name: str
+    form: str
+    note: str = ""
+    path: Path | None = None
+
+    @property
+    def said(self) -> str:
+        """One line: what was read, as what."""
+        return f"read {self.name} as {self.form}" + (f" ({self.note})" if self.note else "")
+
+    def runs(self) -> list[Run]:
+        """The input as run records (a stream is one run; a conversation is its rendered stream)."""
+        from harmony_viz.runs import Run, RunMetadata, run_from_text
+
+        where = self.path or Path(self.name if self.name.isidentifier() else self.kind)
+        stem = where.stem
+        meta = RunMetadata(source=stem, extra={"path": str(self.path)} if self.path is not None else {})
+        if self.kind == "runs":
+            return list(self.value)
+        if self.kind == "text":
+            return [run_from_text(self.value, where)]
+        if self.kind == "ids":
+            return [Run(id=stem, metadata=meta, completion_token_ids=self.value)]
+        if self.kind in ("conversation", "chat"):
+            from harmony_viz.tokens import encoding
+
+            # A rendered conversation is a whole transcript: text, so no prompt/completion split is claimed.
+            return [Run(id=stem, metadata=meta, text=encoding().decode(list(self.stream().ids)))]
+        raise InputError(f"{self.name}: server-check results are not runs; pass the captures or streams they came from")
+
+    def stream(self, run: int | None = None) -> Stream:
+        """The token stream; for several runs, run number ``run`` (0-based, negative from the end; default 0)."""
+        from harmony_viz.tokens import encode
+
+        if self.kind == "text":
+            return Stream(tuple(encode(self.value)), text=self.value)
+        if self.kind == "ids":
+            return Stream(self.value)
+        if self.kind in ("conversation", "chat"):
+            from harmony_viz.render import RenderError, render_conversation
+
+            try:
+                ids = render_conversation(self.conversation())
+            except RenderError as exc:
+                raise InputError(f"{self.name}: {exc}") from None
+            tools = self.value.get("tools") if self.kind == "chat" else None
+            return Stream(tuple(ids), tools=tuple(tools) if isinstance(tools, list) else None)
+        if self.kind == "checks":
+            return _lens_stream(self.value, self.name)
+        return _run_stream(self.value, self.name, 0 if run is None else run)
+
+    def conversation(self) -> Conversation:
+        """The conversation to render (Harmony JSON or a Chat Completions request)."""
+        from harmony_viz.render import RenderError, conversation_from_chat
+
+        if self.kind == "conversation":
+            return self.value
+        if self.kind != "chat":
+            raise InputError(f"{self.name}: {self.form}, not a conversation; give Harmony conversation JSON or a Chat Completions request")
+        try:
+            return conversation_from_chat(dict(self.value))
+        except RenderError as exc:
+            raise InputError(f"{self.name}: {exc}") from None
+        except (TypeError, ValueError, AttributeError) as exc:  # a request of the wrong shape deep inside
+            raise InputError(f"{self.name}: not a Chat Completions request ({exc})") from None
+
+
+def _run_stream(runs: Sequence[Run], name: str, index: int) -> Stream:
+    from harmony_viz.runs import run_stream
+
+    if not runs:
+        raise InputError(f"{name}: holds no runs")
+    if not -len(runs) <= index < len(runs):
+        raise InputError(f"{name}: run {index} is out of range; it holds {len(runs)} run(s), 0 to {len(runs) - 1}")
+    chosen = runs[index]
+    if chosen.load_error is not None:
+        raise InputError(chosen.load_error)
+    label = f"run {index % len(runs)} of {len(runs)} ({chosen.id})" if len(runs) > 1 else ""
+    if _is_capture(chosen):
+        lens = _lens_stream(chosen, name)
+        return Stream(lens.ids, role=lens.role, prompt_tokens=len(chosen.prompt_token_ids) or None, server=lens.server, label=label)
+    ids, prompt, role = run_stream(chosen)
+    return Stream(tuple(ids), role=role, prompt_tokens=prompt, label=label)
+
+
+def _lens_stream(value: Any, name: str) -> Stream:
+    # The server lens's own reader (harmony_viz.servers) turns captures and check results into a stream.
+    from harmony_viz.servers import lens_source
+
+    try:
+        lens = lens_source(value)
+    except ValueError as exc:
+        raise InputError(f"{name}: {exc}") from None
+    if lens is None:
+        raise InputError(f"{name}: not a capture or server-check results")
+    ids, role, server = lens
+    return Stream(tuple(ids), role=role, server=server)
+
+
+def _is_capture(value: Any) -> bool:
+    from harmony_viz.servers import is_capture  # the server lens says what a capture is
+
+    return is_capture(value)
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+
+def read(source: Any, *, name: str | None = None, form: Form | None = None) -> Input:
+    """Read ``source`` once; see the module's doc for the kinds. ``form`` forces how ``{"messages": …}`` JSON is read."""
+    if isinstance(source, Input):
+        return source
+    if isinstance(source, os.PathLike):
+        return read_path(source, form=form)
+    if isinstance(source, str):
+        if _names_file(source):
+            return read_path(source, form=form)
+        # Text in memory is Harmony text, whatever it looks like (model output may well be JSON).
+        return Input("text", source, name or "the text given", "Harmony text" if source.strip() else "Harmony text (empty)")
+    if isinstance(source, (bytes, bytearray)):
+        raise InputError("bytes are not a token stream; decode them to Harmony text (str) first")
+    return _read_object(source, name, form)
+
+
+def _names_file(text: str) -> bool:
+    """A one-line string naming a file: an existing one, or one with a file suffix (then it must exist)."""
+    if not text or len(text) > 4096 or "\n" in text or "<|" in text or text != text.strip():
+        return False
+    if Path(text).is_file() or (os.sep in text and Path(text).is_dir()):
+        return True
+    if text.lower().endswith(_PATH_SUFFIXES) and " " not in text:
+        raise InputError(f"{text}: no such file", "missing")
+    return False
+
+
+def read_path(path: str | os.PathLike[str], *, form: Form | None = None) -> Input:
+    """Read the file at ``path``: its suffix, then its content, say what it holds."""
+    p = Path(path)
+    name = str(path)
+    if p.is_dir():
+        if (p / "state.json").is_file() or (p / "dataset_dict.json").is_file():
+            return _big_runs(p, name, "a saved dataset")
+        raise InputError(f"{name}: is a folder, expected a file")
+    if not p.exists():
+        raise InputError(f"{name}: no such file", "missing")
+    lower = p.name.lower()
+    if lower.endswith(_BIG_SUFFIXES):
+        return _big_runs(p, name, "Parquet" if lower.endswith(".parquet") else "gzipped JSONL")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read ({exc.strerror})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{name}: not UTF-8 text (byte {exc.start})", "not-utf8") from None
+    return read_text(text, name, path=p, form=form)
+
+
+def read_text(text: str, name: str, *, path: Path | None = None, form: Form | None = None) -> Input:
+    """Read ``text`` (a file's or standard input's content) named ``name``: its content decides the kind."""
+    from harmony_viz.runs import is_markdown_trial, runs_from_jsonl, runs_from_markdown
+
+    where = path or Path(name if name and "/" not in name and " " not in name else "stdin")
+    suffix = path.suffix.lower() if path is not None else ""
+    if suffix in (".jsonl", ".ndjson"):
+        return _runs(runs_from_jsonl(text, where), name, "JSONL", path)
+    if is_markdown_trial(text):
+        return _runs(runs_from_markdown(text, where), name, "a Markdown trial", path)
+    stripped = text.lstrip()
+    if not stripped.startswith(("{", "[")):
+        return Input("text", text, name, "Harmony text" if stripped else "Harmony text (empty)", path=path)
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data" and _is_jsonl(text):
+            return _runs(runs_from_jsonl(text, where), name, "JSONL", path)
+        if suffix == ".json" or "<|" not in text:
+            raise InputError(f"{name}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", "bad-json") from None
+        return Input("text", text, name, "Harmony text", path=path)  # Harmony text that starts with a bracket
+    return _read_json(value, name, where, path, form)
+
+
+def parse_jsonl_line(line: str | bytes) -> Any:
+    """One JSONL line's value: the one place a JSONL line is parsed (runs, datasets of requests, rows at scale).
+
+    A line that is not JSON is an InputError saying why, for the caller to put its name and
+    line number in front.
+
+    >>> parse_jsonl_line(b'{"a": 1}')
+    {'a': 1}
+    >>> parse_jsonl_line("{oops")
+    Traceback (most recent call last):
+    ...
+    harmony_viz.inputs.InputError: not JSON (Expecting property name enclosed in double quotes at column 2)
+    """
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not JSON ({exc.msg} at column {exc.colno})", "bad-json") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not JSON (not UTF-8 (byte {exc.start}))", "bad-json") from None
+
+
+def _is_jsonl(text: str) -> bool:
+    lines = [line for line in text.split("\n") if line.strip()]
+    return len(lines) > 1 and all(line.lstrip().startswith("{") for line in lines)
+
+
+def _read_json(value: Any, name: str, where: Path, path: Path | None, form: Form | None) -> Input:
+    from harmony_viz.runs import runs_from_json
+
+    if isinstance(value, list) and not value:
+        raise InputError(f"{name}: an empty JSON array; expected token ids or messages")
+    if isinstance(value, list) and not all(isinstance(x, Mapping) for x in value):
+        return Input("ids", _ids(value, name), name, "token ids", path=path)  # the id check names the first bad entry
+    if _is_messages(value) or (isinstance(value, Mapping) and isinstance(value.get("messages"), list) and not _is_run_object(value)):
+        return _conversation(value if isinstance(value, Mapping) else {"messages": value}, name, form, path)
+    if form is not None:
+        raise InputError(f"{name}: JSON without a 'messages' list; expected a conversation or a Chat Completions request")
+    runs = runs_from_json(value, where)
+    errors = [r.load_error for r in runs if r.load_error is not None]
+    if isinstance(value, Mapping) and len(runs) == 1 and any(d.code == "load.unknown-shape" for d in runs[0].diagnostics):
+        keys = ", ".join(sorted(map(str, value))[:8])
+        raise InputError(f"{name}: JSON of no known shape (keys: {keys}); expected {_WHAT}", "unknown-shape")
+    if runs and len(errors) == len(runs):
+        raise InputError(errors[0])
+    if len(runs) == 1 and _is_capture(runs[0]):
+        return Input("runs", tuple(runs), name, "a capture", path=path)
+    return _runs(runs, name, "JSON", path)
+
+
+def _is_messages(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(m, Mapping) and "role" in m for m in value)
+
+
+def _is_run_object(value: Mapping[str, Any]) -> bool:
+    # A run record may keep the request's messages beside its tokens or text.
+    return any(k in value for k in ("prompt_token_ids", "completion_token_ids", "text", "prefill_text", "output_text", "completion"))
+
+
+def _conversation(data: Mapping[str, Any], name: str, form: Form | None, path: Path | None) -> Input:
+    doubt = ""
+    if form is None:
+        form, doubt = conversation_form(data)
+    if form == "chat":
+        note = f"{doubt}; --from harmony reads it as Harmony conversation JSON" if doubt else ""
+        return Input("chat", dict(data), name, "a Chat Completions request", note=note, path=path)
+    from harmony_viz.render import Conversation, RenderError
+
+    try:
+        conv = Conversation.from_dict(data)
+    except RenderError as exc:
+        raise InputError(f"{name}: {exc}") from None
+    return Input("conversation", conv, name, "Harmony conversation JSON", path=path)
+
+
+def _ids(value: Sequence[Any], name: str) -> tuple[int, ...]:
+    from harmony_viz.tokens import check_ids
+
+    try:
+        return tuple(check_ids(value))
+    except ValueError as exc:
+        raise InputError(f"{name}: {exc}", "bad-token-ids") from None
+
+
+def _runs(runs: Sequence[Run], name: str, container: str, path: Path | None) -> Input:
+    count = f"{len(runs)} run" + ("" if len(runs) == 1 else "s")
+    return Input("runs", tuple(runs), name, container, note=count, path=path)
+
+
+def _big_runs(path: Path, name: str, container: str) -> Input:
+    from harmony_viz.scale import read_runs
+
+    try:
+        runs = read_runs(str(path))
+    except (ImportError, ValueError, OSError) as exc:
+        raise InputError(f"{name}: {exc}") from None
+    return _runs(runs, name, container, path)
+
+
+def _read_object(source: Any, name: str | None, form: Form | None) -> Input:
+    """In-memory values: ids, runs, conversations, requests, server-check results."""
+    from harmony_viz.render import Conversation, Message
+    from harmony_viz.runs import Run
+
+    label = name or f"the {type(source).__name__} given"
+    if isinstance(source, Run):
+        return Input("runs", (source,), label, "a capture" if _is_capture(source) else "a run")
+    if isinstance(source, Conversation):
+        return Input("conversation", source, label, "a Conversation")
+    if isinstance(source, Sequence) and source and all(isinstance(m, Message) for m in source):
+        return Input("conversation", Conversation(tuple(source)), label, "a list of Messages")
+    if type(source).__name__ == "ndarray":
+        if source.ndim != 1 or source.dtype.kind not in "iu":
+            raise InputError(f"an array must be 1-D integer token ids, got {source.dtype} of shape {source.shape}")
+        return Input("ids", _ids(source.tolist(), label), label, "token ids")
+    if type(source).__name__ == "CheckResult" or (isinstance(source, (list, tuple)) and source and all(type(r).__name__ == "CheckResult" for r in source)):
+        return Input("checks", source, label, "server-check results")
+    if isinstance(source, Sequence) and source and all(isinstance(r, Run) for r in source):
+        return _runs(source, label, "runs", None)
+    if isinstance(source, Sequence) and not isinstance(source, str) and all(_is_int(t) for t in source):
+        return Input("ids", _ids(list(source), label), label, "token ids")  # empty too: a live replay starts so
+    if isinstance(source, Mapping) or _is_messages(source):
+        return _read_json(source, label, Path(label), None, form)
+    if isinstance(source, Sequence) and source and all(isinstance(m, Mapping) for m in source):
+        return _read_json(list(source), label, Path(label), None, form)
+    raise InputError(f"cannot read a {type(source).__name__}; pass {_WHAT}, or a Run, token ids, a Conversation or server-check results")
+
+
+def _is_int(value: Any) -> bool:
+    return hasattr(value, "__index__") and not isinstance(value, bool)

@@ -1,0 +1,65 @@
+"""One finding shape for every lens, one registry of codes per lens, README tables written from them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harmony_viz.findings import SEVERITIES, Finding, Sides, Span, code_table, readme_tables, registries
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_lens_record_is_a_finding():
+    from harmony_viz.scanner import Diagnostic, scan
+    from harmony_viz.templates import Difference
+
+    d = scan("<|start|>assistant<|channel|>junk<|message|>x<|end|>").diagnostics[0]
+    assert isinstance(d, Diagnostic) and isinstance(d, Finding) and isinstance(d.where, Span)
+    assert issubclass(Difference, Finding)
+    assert [f for f in Finding.__dataclass_fields__] == ["code", "severity", "message", "where"]
+    for record in (Diagnostic, Difference):
+        assert list(record.__dataclass_fields__)[:4] == ["code", "severity", "message", "where"], record
+
+
+def test_every_registry_gives_a_severity_and_a_meaning():
+    for lens, codes in registries().items():
+        assert codes, lens
+        for code, (severity, meaning) in codes.items():
+            assert severity in SEVERITIES and meaning.strip(), (lens, code)
+
+
+def test_no_code_means_two_things():
+    seen: dict[str, tuple[str, tuple[str, str]]] = {}
+    clashes = []
+    for lens, codes in registries().items():
+        for code, entry in codes.items():
+            if code in seen and seen[code][1] != entry:
+                clashes.append(f"{code}: {seen[code][0]} {seen[code][1]} vs {lens} {entry}")
+            seen.setdefault(code, (lens, entry))
+    assert clashes == []
+
+
+def test_the_readme_tables_are_written_from_the_registries():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for lens in registries():
+        assert f"<!-- codes: {lens} -->" in readme, lens
+    assert readme_tables(readme) == readme, "run: python -m harmony_viz.findings README.md"
+
+
+def test_a_stale_table_is_rewritten():
+    stale = "x\n<!-- codes: templates -->\n| code | what |\n|---|---|\n| `constrain-missing` | old |\n<!-- /codes -->\ny\n"
+    from harmony_viz.templates import CODES
+
+    assert readme_tables(stale) == f"x\n<!-- codes: templates -->\n{code_table(CODES)}\n<!-- /codes -->\ny\n"
+
+
+def test_a_difference_has_a_span_on_each_side():
+    from harmony_viz.templates import shipped_outputs
+
+    result = shipped_outputs()[0].compare()  # the notebook's example, against the shipped template render
+    sided = [d for d in result.differences if d.where is not None]
+    assert sided and all(isinstance(d.where, Sides) for d in sided)
+    assert any(d.where.ours is not None and d.where.theirs is not None for d in sided)
+    for d in sided:
+        if d.where.ours is not None and d.code not in ("date-varies", "schema-text", "whitespace"):
+            assert result.ours.quote(d.where.ours.start, d.where.ours.end) == d.ours, d.code
