@@ -220,7 +220,8 @@ def _interrupt(argv: list[str], cwd: Path) -> tuple[int, float]:
 @pytest.mark.parametrize(
     "argv",
     [
-        ["html", "in0.json", "-o", "out.html"],
+        # one step a character: a page of 150k tokens cut by token is written before the interrupt comes
+        ["html", "in0.json", "-o", "out.html", "--chunking", "chars:1"],
         ["stats", "in0.json", "in1.json", "in2.json", "in3.json", "--html", "out.html", "--no-progress"],
         ["stats", "in0.json", "in1.json", "in2.json", "in3.json", "--parquet", "rows.parquet", "--jobs", "2", "--no-progress"],
     ],
