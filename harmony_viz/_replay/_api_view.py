@@ -91,25 +91,25 @@ class ApiViews:
         row = {m.index: i for i, m in enumerate(headers)}
         cols = {name: [-1] * len(headers) for name in ("api.turn", "api.position", "api.call_step", "api.part.0", "api.part.1")}
         parts: dict[str, int] = {}
-        fold = self._new()
+        # one fold gives the turn's messages; which parts they make, correct server or legacy, is open_parts' to say
+        fold = Projector(unit=trace.unit)
+        turn = fold.turn
         for r in trace.rare:
             e = r.event
             if type(e) is not MessageStart and type(e) is not ToolCallEnd:
                 continue  # only these make a turn message or complete its call
-            for p in fold:
-                p.add((e,))
-            turn = fold[0].turn
+            fold.add((e,))
             if type(e) is MessageStart:
                 i = row[e.message]
                 cols["api.turn"][i] = turn.resets
                 if e.role == "assistant" and turn.messages and turn.messages[-1].message == e.message:
                     position = len(turn.messages) - 1
                     cols["api.position"][i] = position
-                    for legacy, p in enumerate(fold):
-                        key = json.dumps(open_parts(p.turn.messages[-1], position, legacy=bool(legacy)), ensure_ascii=False)
+                    for legacy in (0, 1):
+                        key = json.dumps(open_parts(turn.messages[-1], position, legacy=bool(legacy)), ensure_ascii=False)
                         cols[f"api.part.{legacy}"][i] = parts.setdefault(key, len(parts))
-            elif type(e) is ToolCallEnd and e.message in row:
-                msg = next((m for m in turn.messages if m.message == e.message), None)
+            elif e.message in row:
+                msg = next((m for m in reversed(turn.messages) if m.message == e.message), None)
                 if msg is not None and msg.call is not None and cols["api.call_step"][row[e.message]] < 0:
                     cols["api.call_step"][row[e.message]] = r.step
         last = self.at(trace.n_steps - 1)
