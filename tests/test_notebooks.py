@@ -41,7 +41,6 @@ def notebook_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         # notebook 05 reads the three engines' shipped captures here; tests/test_server_live.py runs it against the shared server
         mp.delenv("HARMONY_VIZ_VLLM_URL", raising=False)
         mp.delenv("HARMONY_VIZ_LLAMA_CPP_URL", raising=False)
-        mp.setenv("HARMONY_VIZ_SGLANG_PYTHON", "/nonexistent/sglang-python")
         mp.setenv("HARMONY_VIZ_START_SERVER", "0")
         # notebook 06 uses the shipped template outputs here; the live template run is its own test
         mp.delenv("HARMONY_VIZ_CHAT_TEMPLATE", raising=False)

@@ -246,11 +246,10 @@ def test_bad_input_is_one_line_and_exit_2(argv: list[str], message: str, capsys:
 
 
 def test_an_empty_or_out_of_vocabulary_stream_is_refused(tmp_path: Path) -> None:
-
-
     (tmp_path / "empty.txt").write_text("")
     (tmp_path / "big.json").write_text("[1, 999999]")
-    for name, why in (("empty.txt", "empty"), ("big.json", "token ids")):
+    (tmp_path / "req.json").write_text('{"messages": [{"role": "user", "content": "hi"}]}')
+    for name, why in (("empty.txt", "empty"), ("big.json", "outside the o200k_harmony vocabulary"), ("req.json", "read as a Chat Completions request")):
         with pytest.raises(CheckInputError, match=why):
             read_stream(str(tmp_path / name))
 

@@ -59,26 +59,21 @@ class CheckResult:
 
 
 def read_stream(path: str) -> list[int]:
-    """A completion from a file: a JSON array of token ids, or Harmony text."""
-    from harmony_viz.tokens import N_VOCAB, encoding
+    """A completion from a file (through the one reader): a JSON array of token ids, or Harmony text."""
+    from harmony_viz.inputs import InputError, read_path
+    from harmony_viz.tokens import encode
 
-    p = Path(path)
-    if not p.is_file():
-        raise CheckInputError(f"{path}: no such file")
     try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise CheckInputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    if text.lstrip().startswith("["):
-        try:
-            ids = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise CheckInputError(f"{path}: not a JSON array of token ids ({exc.msg} at line {exc.lineno})") from None
-        if not (isinstance(ids, list) and all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t < N_VOCAB for t in ids)):
-            raise CheckInputError(f"{path}: expected token ids (integers 0-{N_VOCAB - 1})")
+        got = read_path(path)
+    except InputError as exc:
+        raise CheckInputError(str(exc)) from None
+    if got.kind == "ids":
+        ids = list(got.value)
+    elif got.kind == "text":
+        text = got.value
+        ids = encode(text[:-1] if text.endswith("\n") else text)  # one trailing newline is the editor's, not the stream's
     else:
-        # One trailing newline is the editor's, not the stream's.
-        ids = encoding().encode(text[:-1] if text.endswith("\n") else text, allowed_special="all")
+        raise CheckInputError(f"{path}: read as {got.form}; a stream is a completion after <|start|>assistant: Harmony text or a JSON array of token ids")
     if not ids:
         raise CheckInputError(f"{path}: the stream is empty")
     return ids
