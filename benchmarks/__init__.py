@@ -29,3 +29,16 @@ def find_corpus(arg: str | None, holding: str, prog: str) -> Path:
             return Path(c)
     where = arg or "$HARMONY_VIZ_CORPUS and ../shared/corpus"
     raise SystemExit(f"{prog}: no transcript corpus at {where}; pass --corpus DIR (the folder holding {holding})")
+
+
+def tile(pieces: list[list[int]], n_tokens: int) -> list[int]:
+    """Token streams back to back, repeated until ``n_tokens``; each closed with <|end|> so the next starts cleanly."""
+    from harmony_viz.tokens import END, RETURN
+
+    out: list[int] = []
+    i = 0
+    while len(out) < n_tokens:
+        p = pieces[i % len(pieces)]
+        out.extend(p if p[-1] in (END, RETURN) else [*p, END])  # runs may end mid-message
+        i += 1
+    return out[:n_tokens]

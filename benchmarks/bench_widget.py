@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def stream(n_tokens: int, corpus: Path | None) -> list[int]:
     """``n_tokens`` of real gpt-oss transcripts back to back, or a synthetic stream without a corpus."""
-    from harmony_viz.tokens import END, RETURN, encoding
+    from benchmarks import tile
+    from harmony_viz.tokens import encoding
 
     enc = encoding()
     texts: list[str] = []
@@ -39,14 +40,7 @@ def stream(n_tokens: int, corpus: Path | None) -> list[int]:
         body = " ".join(words[i % len(words)] for i in range(3000))
         texts = [f"<|start|>user<|message|>Question {i}?<|end|><|start|>assistant<|channel|>analysis<|message|>{body}<|end|>"
                  f"<|start|>assistant<|channel|>final<|message|>Answer {i}.<|return|>" for i in range(4)]
-    pieces = [enc.encode(t, allowed_special="all") for t in texts]
-    out: list[int] = []
-    i = 0
-    while len(out) < n_tokens:
-        p = pieces[i % len(pieces)]
-        out.extend(p if p[-1] in (END, RETURN) else [*p, END])
-        i += 1
-    return out[:n_tokens]
+    return tile([enc.encode(t, allowed_special="all") for t in texts], n_tokens)
 
 
 def pct(values: list[float], q: float) -> float:

@@ -31,17 +31,10 @@ def rft(corpus_dir: Path, index: int = 0) -> str:
 
 def long_ids(corpus_dir: Path, n_tokens: int) -> list[int]:
     """About ``n_tokens`` of real transcripts back to back (repeated as needed), cut at a message end."""
-    from harmony_viz.tokens import END, RETURN, encoding
+    from benchmarks import tile
+    from harmony_viz.tokens import encoding
 
     enc = encoding()
     texts = [finding5(corpus_dir, n) for n in ("helpful-1", "cyberthreat-17", "cyberthreat-24", "helpful-3")]
     texts += [rft(corpus_dir, 0), rft(corpus_dir, 1)]
-    pieces = [enc.encode(t, allowed_special="all") for t in texts]
-    out: list[int] = []
-    i = 0
-    while len(out) < n_tokens:
-        p = pieces[i % len(pieces)]
-        # runs may end mid-message: close them so the next one starts cleanly
-        out.extend(p if p[-1] in (END, RETURN) else [*p, END])
-        i += 1
-    return out[:n_tokens]
+    return tile([enc.encode(t, allowed_special="all") for t in texts], n_tokens)

@@ -115,3 +115,19 @@ def stop(server: ReplayServer, timeout: float = 60.0) -> int | None:
             proc.wait()
             return None
     return proc.returncode
+
+
+def assert_stops_cleanly(server: ReplayServer, what: str) -> None:
+    """SIGTERM the command: it exits 0, and no process of its group outlives it (its own session: the group id is its pid)."""
+    if server.proc is None:
+        pytest.skip("the server's URL was given; this session did not start it")
+    pgid = server.proc.pid
+    assert group_alive(pgid)
+    t0 = time.monotonic()
+    rc = stop(server)
+    assert rc == 0, f"exit status {rc}"
+    deadline = time.monotonic() + 10
+    while group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not group_alive(pgid), f"a {what} process outlived the command"
+    assert time.monotonic() - t0 < 60

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -121,15 +120,4 @@ def test_notebook_05_runs_against_the_live_server(replay_server, monkeypatch: py
 def test_the_replay_server_stops_cleanly_on_sigterm(replay_server) -> None:  # noqa: ANN001
     import _server
 
-    if replay_server.proc is None:
-        pytest.skip("HARMONY_VIZ_VLLM_URL points at a server this session did not start")
-    pgid = replay_server.proc.pid  # its own session: the group id is its pid
-    assert _server.group_alive(pgid)
-    t0 = time.monotonic()
-    rc = _server.stop(replay_server)
-    assert rc == 0, f"exit status {rc}"
-    deadline = time.monotonic() + 10
-    while _server.group_alive(pgid) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not _server.group_alive(pgid), "a vLLM process outlived the command"
-    assert time.monotonic() - t0 < 60
+    _server.assert_stops_cleanly(replay_server, "vLLM")

@@ -6,7 +6,6 @@ Each row of LLAMACPP.md's table, replayed through a token-id grammar, must give 
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -132,13 +131,4 @@ def test_matrix_json_has_one_object_per_stream_engine_and_api(llama_server, caps
 def test_the_llama_replay_server_stops_cleanly_on_sigterm(llama_server) -> None:  # noqa: ANN001
     import _server
 
-    if llama_server.proc is None:
-        pytest.skip("HARMONY_VIZ_LLAMA_CPP_URL points at a server this session did not start")
-    pgid = llama_server.proc.pid  # its own session: the group id is its pid
-    assert _server.group_alive(pgid)
-    rc = _server.stop(llama_server)
-    assert rc == 0, f"exit status {rc}"
-    deadline = time.monotonic() + 10
-    while _server.group_alive(pgid) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not _server.group_alive(pgid), "a llama-server process outlived the command"
+    _server.assert_stops_cleanly(llama_server, "llama-server")

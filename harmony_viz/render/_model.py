@@ -14,21 +14,6 @@ from typing import Any, Union
 
 from harmony_viz.render._errors import RenderError
 
-__all__ = [
-    "Author",
-    "ChannelConfig",
-    "Content",
-    "Conversation",
-    "DeveloperContent",
-    "Message",
-    "ReasoningEffort",
-    "Role",
-    "SystemContent",
-    "TextContent",
-    "ToolDescription",
-    "ToolNamespaceConfig",
-]
-
 DEFAULT_MODEL_IDENTITY = "You are ChatGPT, a large language model trained by OpenAI."
 DEFAULT_KNOWLEDGE_CUTOFF = "2024-06"
 DEFAULT_CHANNELS = ("analysis", "commentary", "final")

@@ -51,21 +51,20 @@ class RunUsage:
     completion_tokens: int | None
     total_tokens: int
 
-    def output_tokens_by_kind(self) -> dict[str, int]:
-        """Output tokens per content kind (every kind present, zeros included)."""
+    def _output_by_kind(self, measure: str) -> dict[str, int]:
         out = dict.fromkeys(CONTENT_KINDS, 0)
         for m in self.messages:
             if m.output:
-                out[m.kind] = out.get(m.kind, 0) + m.tokens
+                out[m.kind] = out.get(m.kind, 0) + getattr(m, measure)
         return out
+
+    def output_tokens_by_kind(self) -> dict[str, int]:
+        """Output tokens per content kind (every kind present, zeros included)."""
+        return self._output_by_kind("tokens")
 
     def output_chars_by_kind(self) -> dict[str, int]:
         """Output characters (message bodies) per content kind."""
-        out = dict.fromkeys(CONTENT_KINDS, 0)
-        for m in self.messages:
-            if m.output:
-                out[m.kind] = out.get(m.kind, 0) + m.chars
-        return out
+        return self._output_by_kind("chars")
 
     def to_json(self) -> dict[str, Any]:
         """One flat object: ids, metadata, output tokens and characters by kind, shares, diagnostics."""
