@@ -34,7 +34,7 @@ def test_one_request_json(tmp_path, capsys, template_path):
     line = json.loads(capsys.readouterr().out)
     assert line["index"] == 0 and line["identical"] is False
     assert [d["code"] for d in line["differences"]] == ["constrain-missing", "arguments-double-encoded", "tool-result-double-encoded"]
-    assert set(line["differences"][0]) == {"code", "severity", "message", "ours", "template"}
+    assert set(line["differences"][0]) == {"code", "severity", "message", "ours", "template", "where"}
     assert [d["severity"] for d in line["differences"]] == ["warning", "error", "warning"]
 
 

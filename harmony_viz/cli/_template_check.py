@@ -66,8 +66,8 @@ def _print_one(index: int, result: Any) -> None:
         print(f"  {d.code}: {d.message}")
         if d.ours:
             print(f"    ours:     {json.dumps(d.ours[:200], ensure_ascii=False)}")
-        if d.template:
-            print(f"    template: {json.dumps(d.template[:200], ensure_ascii=False)}")
+        if d.theirs:
+            print(f"    template: {json.dumps(d.theirs[:200], ensure_ascii=False)}")
 
 
 def run(args: argparse.Namespace) -> int:
