@@ -120,7 +120,8 @@ def _section(text: str, heading: str) -> tuple[str, str]:
         return text, ""
     j = text.find("\n# ", i + len(heading))
     j = len(text) if j < 0 else j
-    return text[:i] + text[j:], text[i:j]
+    start = i - 2 if text[:i].endswith("\n\n") else i  # the blank line before it goes with it
+    return text[:start] + text[j:], text[i:j]
 
 
 def _developer(p: _Pair) -> list[Difference]:
@@ -206,6 +207,8 @@ def _dropped(o: RenderedMessage, before: Sequence[RenderedMessage], after: Seque
         return difference("analysis-dropped", f"{name} drops the chain of thought of message {o.message.index}, {why}", o.raw, "", span, None, side)
     if o.author == "developer" and _TOOLS_HEADING in o.body:
         return difference("tools-missing", f"{name} has no developer message: the declared tools are absent", o.raw, "", span, None, side)
+    if o.author == "developer" and _FORMATS_HEADING in o.body:
+        return difference("response-format-missing", f"{name} has no developer message: the request's response_format schema is absent", o.raw, "", span, None, side)
     return difference("other", f"{_where(o)} is missing from {name}'s render (tokens {o.start}-{o.end})", o.raw, "", span, None, side)
 
 
