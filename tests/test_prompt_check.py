@@ -295,6 +295,12 @@ def test_a_capture_round_trips_into_prompt_check_offline(replay_server, tmp_path
     line = json.loads(capsys.readouterr().out)
     assert set(line) == {"file", "engine", "prompt_source", "identical", "differences", "error"} and line["engine"] == "vllm"
     assert set(line["differences"][0]) == {"code", "severity", "message", "ours", "server", "where"}
+    # server-check reports the prompt's differences beside the answer's discrepancies
+    assert main(["server-check", "--json", str(path)]) == 0
+    checked = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert [d["code"] for d in checked["prompt"]["differences"]] == list(live.codes)
+    assert main(["server-check", str(path)]) == 0
+    assert "  [warning] preamble-moved: the preamble" in capsys.readouterr().out
 
 
 @pytest.mark.server

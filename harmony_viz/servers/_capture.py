@@ -8,6 +8,8 @@ arrival time, the final object, and where the token ids came from (vLLM's
 
 from __future__ import annotations
 
+import dataclasses
+
 import datetime as dt
 import json
 import os
@@ -215,5 +217,17 @@ def capture_result(run: Any, name: str | None = None) -> Any:
     if server.get("token_ids_source") in ("return_token_ids", "logprobs"):
         script = server.get("script")
         replayed = script is None or list(script) == ids
-    return check_answer(name or run.id, api, ids, answer, tools=tools, error=server.get("error"), server_seconds=float(server.get("elapsed") or 0.0),
-                        engine=server.get("engine"), notes=notes, tools_withheld=NO_TOOLS_NOTE in notes, replayed=replayed)
+    result = check_answer(name or run.id, api, ids, answer, tools=tools, error=server.get("error"), server_seconds=float(server.get("elapsed") or 0.0),
+                          engine=server.get("engine"), notes=notes, tools_withheld=NO_TOOLS_NOTE in notes, replayed=replayed)
+    return dataclasses.replace(result, prompt=_prompt_of(run, name or run.id))
+
+
+def _prompt_of(run: Any, name: str) -> Any:
+    """The capture's prompt check beside its answer check; None without prompt ids or for a request we cannot render."""
+    from harmony_viz.servers._prompt_check import capture_prompt_check
+    from harmony_viz.templates import LensError
+
+    try:
+        return capture_prompt_check(run, name)
+    except LensError:
+        return None

@@ -42,12 +42,15 @@ class CheckResult:
     check_seconds: float = 0.0
     engine: str | None = None
     notes: tuple[str, ...] = ()
+    prompt: Any = None  # a capture's prompt check (``servers.PromptCheck``), when it kept the prompt ids
 
     def to_json(self) -> dict[str, Any]:
         out = {"file": self.file, "engine": self.engine, "api": self.api, "replayed": self.replayed, "notes": list(self.notes),
                "server": self.server, "expected": self.expected, "discrepancies": [d.to_json() for d in self.discrepancies]}
         if self.error is not None:
             out["error"] = self.error
+        if self.prompt is not None:
+            out["prompt"] = self.prompt.to_json()
         return out
 
     @property
@@ -236,4 +239,8 @@ def format_result(r: CheckResult, *, with_file: bool = True) -> str:
     for d in r.discrepancies:
         span = f"  (tokens {d.where.start}-{d.where.end})" if d.where else ""
         lines.append(f"      [{d.severity}] {d.code}: {d.message}{span}")
+    if r.prompt is not None:
+        n = len(r.prompt.differences)
+        lines.append(f"  prompt ({r.prompt.prompt_source}): " + ("identical" if r.prompt.identical else f"{n} difference{'' if n == 1 else 's'}"))
+        lines += [f"      [{d.severity}] {d.code}: {d.message}" for d in r.prompt.differences]
     return "\n".join(lines)

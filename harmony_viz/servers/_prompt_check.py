@@ -188,14 +188,22 @@ def read_prompt_input(path: str) -> tuple[dict[str, Any], Any]:
     return request, run
 
 
+def capture_prompt_check(run: Any, name: str) -> PromptCheck | None:
+    """The prompt check of a capture run, offline from the prompt ids it kept (None when it kept none)."""
+    if not run.prompt_token_ids:
+        return None
+    server = run.metadata.extra["server"]
+    return prompt_check(server.get("request") or {}, prompt_ids=run.prompt_token_ids, engine=server.get("engine"), file=name,
+                        prompt_source=f"capture prompt_token_ids ({server.get('base_url')})")
+
+
 def check_file(path: str, *, base_url: str | None = None, engine: str | None = None, model: str | None = None) -> PromptCheck:
     """prompt-check for one file: a request (live, needs ``base_url``) or a capture (offline from its prompt ids, else live)."""
     request, run = read_prompt_input(path)
     if run is not None:
-        server = run.metadata.extra["server"]
-        if run.prompt_token_ids:
-            return prompt_check(request, prompt_ids=run.prompt_token_ids, engine=server.get("engine"), file=path,
-                                prompt_source=f"capture prompt_token_ids ({server.get('base_url')})")
+        checked = capture_prompt_check(run, path)
+        if checked is not None:
+            return checked
         if base_url is None:
             from harmony_viz.servers._prompt import PromptUnavailable
 
