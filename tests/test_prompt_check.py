@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import pytest
 from _templates import DATE, WEATHER, call, conversations, real_template, request
@@ -11,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 
 from harmony_viz.cli import main
 from harmony_viz.findings import Sides
-from harmony_viz.servers import LaunchError, PromptCheck, PromptUnavailable, ServerError, chat_of_responses, check_file, prompt_check
+from harmony_viz.servers import LaunchError, PromptCheck, ServerError, chat_of_responses, check_file, prompt_check, request_rejected
 from harmony_viz.templates import CODES, LensError, render_ours, render_template
 from harmony_viz.tokens import encoding
 
@@ -80,9 +81,7 @@ def test_the_date_and_the_default_effort_come_from_the_servers_prompt():
 
 
 def test_request_rejected_keeps_the_servers_text():
-    from harmony_viz.servers._prompt_check import rejected
-
-    d = rejected("400: Cannot continue an assistant message that contains tool calls.")
+    d = request_rejected("400: Cannot continue an assistant message that contains tool calls.")
     assert (d.code, d.severity, d.theirs) == ("request-rejected", "error", "400: Cannot continue an assistant message that contains tool calls.")
     assert d.to_json()["server"] == d.theirs and d.to_json()["where"] == {"ours": None, "server": None}
 
@@ -162,13 +161,17 @@ def _check(server, req, **kw) -> PromptCheck:
     return r
 
 
-@pytest.mark.server
-@pytest.mark.parametrize("req", [
+PLAIN = [
     request(USER),
     request({"role": "system", "content": "Answer in one word."}, USER, reasoning_effort="high"),
     request({"role": "system", "content": "Answer in one word."}, USER, tools=[WEATHER]),
     request({"role": "user", "content": "Hi"}, {"role": "assistant", "reasoning_content": "Greet.", "content": "Hello!"}, USER),
-], ids=["one-message", "system-effort-high", "tools", "finished-turn"])
+]
+PLAIN_IDS = ["one-message", "system-effort-high", "tools", "finished-turn"]
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("req", PLAIN, ids=PLAIN_IDS)
 def test_vllm_plain_requests_differ_in_nothing_but_layout(replay_server, req):
     r = _check(replay_server, req)
     assert set(r.codes) <= {"date-varies", "whitespace"}, r.codes
@@ -267,6 +270,15 @@ def test_llama_reads_only_reasoning_content(llama_server, field, kept):
 
 
 @pytest.mark.server
+def test_llama_drops_parallel_calls_and_writes_no_response_format(llama_server):
+    r = _check(llama_server, tool_turn(calls=2))
+    assert r.codes == ("constrain-missing", "parallel-calls-dropped", "tool-result-double-encoded", "tool-result-double-encoded")
+    assert '{"city": "Lyon"}' in r.differences[1].ours and "Lyon" not in encoding().decode(list(r.server))
+    fmt = {"type": "json_schema", "json_schema": {"name": "city", "schema": {"type": "object"}}}
+    assert _check(llama_server, request(USER, response_format=fmt)).codes == ("response-format-missing",)
+
+
+@pytest.mark.server
 def test_llama_rejects_arguments_given_as_an_object(llama_server):
     req = request(USER, {"role": "assistant", "tool_calls": [call("c1", "get_weather", {"city": "Paris"})]}, tools=[WEATHER])
     r = _check(llama_server, req)
@@ -274,9 +286,22 @@ def test_llama_rejects_arguments_given_as_an_object(llama_server):
 
 
 @pytest.mark.server
-def test_llama_one_message_is_identical(llama_server):
-    r = _check(llama_server, request(USER))
-    assert set(r.codes) <= {"date-varies", "whitespace"}
+@pytest.mark.parametrize("req", PLAIN, ids=PLAIN_IDS)
+def test_llama_plain_requests_differ_in_nothing_but_layout(llama_server, req):
+    r = _check(llama_server, req)
+    assert set(r.codes) <= {"date-varies", "whitespace"}, r.codes
+    if req.get("reasoning_effort") == "high":
+        assert "Reasoning: high" in encoding().decode(list(r.server)) and "effort-ignored" not in r.codes
+
+
+@pytest.mark.server
+def test_prompt_check_benchmark_prints_ratios(llama_server, capsys):
+    from benchmarks import bench_prompt_check
+
+    bench_prompt_check.report(bench_prompt_check.measure(llama_server.url, repeat=1, max_tokens=4))
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "engine: llama.cpp" and len(out) == 2 + len(bench_prompt_check.requests()) + 2
+    assert re.fullmatch(r"prompt-check's own cost per request: [\d.]+% of the server's response time; with the prompt fetch: [\d.]+% \(ratios of medians\)", out[-1])
 
 
 @pytest.mark.server

@@ -9,7 +9,6 @@ arrival time, the final object, and where the token ids came from (vLLM's
 from __future__ import annotations
 
 import dataclasses
-
 import datetime as dt
 import json
 import os

@@ -138,7 +138,7 @@ def compare_prompt(request: Mapping[str, Any], server_ids: Sequence[int]) -> tup
     return ours, compare_renders(ours, server_ids, side="server").differences
 
 
-def rejected(error: str) -> Difference:
+def request_rejected(error: str) -> Difference:
     """The finding for a server that refused a valid request: its text kept."""
     return difference("request-rejected", f"the server refused the request: {error.splitlines()[0][:200] if error else ''}", "", error, side="server")
 
@@ -160,7 +160,7 @@ def prompt_check(request: Mapping[str, Any], *, base_url: str | None = None, pro
             raise LensError("no prompt to check: give a server (base_url) or the prompt ids it fed the model")
         got = server_prompt(base_url, dict(request), engine=engine, kind=kind, model=model)
         if got.ids is None:
-            return PromptCheck(file, engine, got.source, (rejected(got.error or ""),), error=got.error, seconds=got.seconds)
+            return PromptCheck(file, engine, got.source, (request_rejected(got.error or ""),), error=got.error, seconds=got.seconds)
         prompt_ids, prompt_source, seconds = got.ids, got.source, got.seconds
     ours, diffs = compare_prompt(request, prompt_ids)
     return PromptCheck(file, engine, prompt_source, diffs, tuple(ours), tuple(prompt_ids), seconds=seconds)
