@@ -279,6 +279,15 @@ def test_llama_drops_parallel_calls_and_writes_no_response_format(llama_server):
 
 
 @pytest.mark.server
+def test_llama_cannot_show_a_responses_prompt(llama_server, tmp_path, capsys):
+    f = tmp_path / "responses.json"
+    f.write_text(json.dumps({"input": [{"type": "message", "role": "user", "content": "Hi"}]}))
+    assert main(["prompt-check", "--base-url", llama_server.url, str(f)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "llama.cpp shows only a Chat Completions prompt" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.server
 def test_llama_rejects_arguments_given_as_an_object(llama_server):
     req = request(USER, {"role": "assistant", "tool_calls": [call("c1", "get_weather", {"city": "Paris"})]}, tools=[WEATHER])
     r = _check(llama_server, req)

@@ -52,7 +52,7 @@ def test_model_folder(tmp_path, capsys, template_path):
     f.write_text(json.dumps(TOOL_REQUEST))
     assert main(["template-check", "--model", str(tmp_path / "model"), str(f)]) == 1
     out = capsys.readouterr().out
-    assert out.startswith("conversation 0: 3 difference(s)\n  constrain-missing: ")
+    assert out.startswith("conversation 0: 3 difference(s)\n  constrain-missing (warning): ")
 
 
 def test_jsonl_dataset_counts_per_code(tmp_path, capsys, template_path):

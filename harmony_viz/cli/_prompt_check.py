@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, command, write_json
+from harmony_viz.cli._common import CLIError, command, difference_lines, write_json
 
 EPILOG = """\
 examples:
@@ -43,13 +42,8 @@ def _print(r: Any) -> None:
     state = "identical" if r.identical else (f"refused: {r.error}" if r.error else f"{len(r.differences)} difference(s)")
     print(f"{r.file}: {r.engine or '?'} via {r.prompt_source}: {state}")
     for d in r.differences:
-        if d.code == "request-rejected":
-            continue
-        print(f"  {d.code} ({d.severity}): {d.message}")
-        if d.ours:
-            print(f"    ours:   {json.dumps(d.ours[:200], ensure_ascii=False)}")
-        if d.theirs:
-            print(f"    server: {json.dumps(d.theirs[:200], ensure_ascii=False)}")
+        if d.code != "request-rejected":  # its text is on the line above
+            print("\n".join(difference_lines(d)))
 
 
 def run(args: argparse.Namespace) -> int:

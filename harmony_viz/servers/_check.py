@@ -87,17 +87,22 @@ def read_stream(path: str) -> list[int]:
     return ids
 
 
-def read_request(path: str | None) -> dict[str, Any]:
-    """A Chat Completions request body (messages, tools), or {} for the default one-message request."""
-    if path is None:
-        return {}
+def read_json(path: str) -> Any:
+    """The JSON value in file ``path``; CheckInputError in one line when it is missing or not JSON."""
     p = Path(path)
     if not p.is_file():
         raise CheckInputError(f"{path}: no such file")
     try:
-        body = json.loads(p.read_text(encoding="utf-8"))
+        return json.loads(p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise CheckInputError(f"{path}: not a JSON request body ({exc})") from None
+        raise CheckInputError(f"{path}: not JSON ({exc})") from None
+
+
+def read_request(path: str | None) -> dict[str, Any]:
+    """A Chat Completions request body (messages, tools), or {} for the default one-message request."""
+    if path is None:
+        return {}
+    body = read_json(path)
     if not isinstance(body, dict) or not isinstance(body.get("messages", []), list) or not isinstance(body.get("tools", []), list):
         raise CheckInputError(f"{path}: expected a Chat Completions request object with a messages list (and optional tools list)")
     return body

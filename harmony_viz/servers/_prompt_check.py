@@ -11,11 +11,9 @@ code table), the other side named ``server``.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from harmony_viz.templates import Difference, LensError, compare_renders, difference, read_side, render_ours
@@ -169,19 +167,17 @@ def prompt_check(request: Mapping[str, Any], *, base_url: str | None = None, pro
 def read_prompt_input(path: str) -> tuple[dict[str, Any], Any]:
     """``(request, capture run or None)`` from a REQUEST.json (Chat Completions or Responses body) or a CAPTURE.json; LensError in one line."""
     from harmony_viz.servers._capture import load_capture
+    from harmony_viz.servers._check import CheckInputError, read_json
 
-    p = Path(path)
-    if not p.is_file():
-        raise LensError(f"{path}: no such file")
     try:
-        body = json.loads(p.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise LensError(f"{path}: not JSON ({exc})") from None
+        body = read_json(path)
+    except CheckInputError as exc:
+        raise LensError(str(exc)) from None
     if isinstance(body, dict) and ("messages" in body or "input" in body):
         request_kind(body)
         return body, None
     try:
-        run = load_capture(p)
+        run = load_capture(path)
     except ValueError:
         raise LensError(f"{path}: neither a request body (messages or input) nor a capture") from None
     request = run.metadata.extra["server"].get("request") or {}
