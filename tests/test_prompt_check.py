@@ -323,7 +323,7 @@ def test_a_capture_round_trips_into_prompt_check_offline(replay_server, tmp_path
     path = save_capture(run, tmp_path / "cap.json")
     offline = check_file(str(path))
     live = _check(replay_server, req)
-    assert offline.prompt_source.startswith("capture prompt_token_ids") and offline.server == live.server
+    assert offline.prompt_source.startswith("capture of ") and offline.server == live.server
     assert offline.codes == live.codes == ("preamble-moved", "constrain-missing", "recipient-layout")
     assert main(["prompt-check", "--json", str(path)]) == 1
     line = json.loads(capsys.readouterr().out)
@@ -335,6 +335,17 @@ def test_a_capture_round_trips_into_prompt_check_offline(replay_server, tmp_path
     assert [d["code"] for d in checked["prompt"]["differences"]] == list(live.codes)
     assert main(["server-check", str(path)]) == 0
     assert "  [warning] preamble-moved: the preamble" in capsys.readouterr().out
+
+
+@pytest.mark.server
+def test_a_llama_capture_keeps_the_prompt_it_rendered(llama_server, tmp_path):
+    from harmony_viz.servers import capture, save_capture
+
+    req = tool_turn(content="Let me check.")
+    run = capture(llama_server.url, request=req, max_tokens=2)
+    assert run.metadata.extra["server"]["prompt_source"] == "llama.cpp /apply-template + /tokenize"
+    offline = check_file(str(save_capture(run, tmp_path / "cap.json")))
+    assert offline.codes == _check(llama_server, req).codes and "preamble-dropped" in offline.codes
 
 
 @pytest.mark.server

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harmony_viz.servers._answer import answer_of, final_response, logprob_ids
-from harmony_viz.servers._client import Exchange, build_request, client_for, default_model, send
+from harmony_viz.servers._client import Exchange, ServerError, build_request, client_for, default_model, send
 
 APIS = ("chat", "responses")
 
@@ -113,9 +113,32 @@ def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any]
         req = {k: v for k, v in req.items() if k != drop}
         ex = send(client, full_api, req)
     run = capture_run(base_url, ex, model=model, started=started, engine=engine)
+    run = _with_prompt(run, base_url, body, api=api, engine=engine, model=model)
     if out is not None:
         save_capture(run, out)
     return run
+
+
+def _with_prompt(run: Any, base_url: str, body: dict[str, Any], *, api: str, engine: str | None, model: str) -> Any:
+    """The run with the prompt the server rendered, and how it was got (``server.prompt_source``), for the prompt lens.
+
+    vLLM's answer carries ``prompt_token_ids``; a server whose answer does not (llama.cpp) is asked
+    for its prompt (``servers.server_prompt``). A server that cannot show it leaves the run as it was.
+    """
+    from harmony_viz.servers._prompt import server_prompt
+
+    server = run.metadata.extra["server"]
+    if run.prompt_token_ids:
+        server["prompt_source"] = "prompt_token_ids in the answer"
+        return run
+    try:
+        got = server_prompt(base_url, body, engine=engine, kind=api, model=model)
+    except ServerError:
+        return run
+    if got.ids is None:
+        return run
+    server["prompt_source"] = got.source
+    return dataclasses.replace(run, prompt_token_ids=got.ids)
 
 
 def capture_run(base_url: str, ex: Exchange, *, model: str, started: str | None = None, script: list[int] | None = None,

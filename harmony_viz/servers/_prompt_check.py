@@ -190,7 +190,7 @@ def capture_prompt_check(run: Any, name: str) -> PromptCheck | None:
         return None
     server = run.metadata.extra["server"]
     return prompt_check(server.get("request") or {}, prompt_ids=run.prompt_token_ids, engine=server.get("engine"), file=name,
-                        prompt_source=f"capture prompt_token_ids ({server.get('base_url')})")
+                        prompt_source=f"capture of {server.get('base_url')}: {server.get('prompt_source') or 'prompt_token_ids'}")
 
 
 def check_file(path: str, *, base_url: str | None = None, engine: str | None = None, model: str | None = None) -> PromptCheck:
