@@ -100,6 +100,25 @@ def test_responses_input_becomes_the_chat_request_it_stands_for():
     assert ANALYSIS in encoding().decode(render_ours(chat, date=DATE, for_completion=True))
 
 
+def test_a_shipped_capture_carries_its_prompt_check_into_the_server_tab():
+    from harmony_viz.servers import lens, lens_source
+
+    (vllm,) = [p for p in lens.shipped_prompt_captures("vllm") if p.endswith("two-step-2.json")]
+    run = lens.load_capture(vllm)
+    ids, role, payload = lens_source(run)
+    (view,) = payload["checks"]
+    prompt = view["prompt"]
+    assert [d["code"] for d in prompt["differences"]] == list(check_file(vllm).codes)
+    assert "preamble-moved" in [d["code"] for d in prompt["differences"]]
+    assert prompt["server_ids"] == list(run.prompt_token_ids) == ids[:len(run.prompt_token_ids)] and role is None
+    for d in prompt["differences"]:
+        ours, server = d["where"]["ours"], d["where"]["server"]
+        if ours:
+            assert encoding().decode(prompt["ours_ids"][ours[0]:ours[1]]) == d["ours"]
+        if server:
+            assert encoding().decode(prompt["server_ids"][server[0]:server[1]]) == d["server"]
+
+
 @pytest.mark.parametrize(("content", "message"), [
     ('{"messages": 3}', "expected a Chat Completions request"),
     ('[1, 2]', "neither a request body"),

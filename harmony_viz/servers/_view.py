@@ -44,7 +44,13 @@ def check_view(result: CheckResult, *, offset: int = 0) -> dict[str, Any]:
         "server": result.server,
         "expected": result.expected,
         "discrepancies": discrepancies,
+        "prompt": prompt_view(result.prompt) if result.prompt is not None else None,
     }
+
+
+def prompt_view(check: Any) -> dict[str, Any]:
+    """A prompt check (``PromptCheck``) as a prompt tab would draw it: its JSON, and both prompts' token ids."""
+    return {**check.to_json(), "ours_ids": list(check.ours), "server_ids": list(check.server or ())}
 
 
 def server_payload(results: Sequence[CheckResult], *, offset: int = 0) -> dict[str, Any]:
