@@ -257,6 +257,14 @@ def test_vllm_shows_a_responses_prompt(replay_server):
     assert r.prompt_source == "vllm /v1/responses/render"
     assert "Reasoning: low" in encoding().decode(list(r.server))
     assert "effort-ignored" not in r.codes
+    # a pending call given as Responses items: the same findings as through Chat Completions
+    body = {"reasoning": {"effort": "high"}, "tools": [{"type": "function", **WEATHER["function"]}],
+            "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Weather in Paris?"}]},
+                      {"type": "reasoning", "id": "rs_1", "summary": [], "content": [{"type": "reasoning_text", "text": "Need the weather."}]},
+                      {"type": "function_call", "call_id": "c0", "name": "get_weather", "arguments": '{"city": "Paris"}'},
+                      {"type": "function_call_output", "call_id": "c0", "output": "sunny"}]}
+    r = _check(replay_server, body)
+    assert r.codes == ("constrain-missing", "recipient-layout") and ANALYSIS in encoding().decode(list(r.server))
 
 
 @pytest.mark.server
