@@ -110,13 +110,15 @@ def test_a_shipped_capture_carries_its_prompt_check_into_the_server_tab():
     prompt = view["prompt"]
     assert [d["code"] for d in prompt["differences"]] == list(check_file(vllm).codes)
     assert "preamble-moved" in [d["code"] for d in prompt["differences"]]
-    assert prompt["server_ids"] == list(run.prompt_token_ids) == ids[:len(run.prompt_token_ids)] and role is None
-    for d in prompt["differences"]:
-        ours, server = d["where"]["ours"], d["where"]["server"]
+    diff = prompt["diff"]
+    assert diff["layout"] == "prompt" and diff["model"] == list(run.prompt_token_ids) == ids[:len(run.prompt_token_ids)] and role is None
+    for d in diff["differences"]:
+        ours, server = d["ours_span"], d["template_span"]
+        assert [ours, server] == [d["where"]["ours"], d["where"]["server"]]
         if ours:
-            assert encoding().decode(prompt["ours_ids"][ours[0]:ours[1]]) == d["ours"]
+            assert encoding().decode(diff["reference"][ours[0]:ours[1]]) == d["ours"]
         if server:
-            assert encoding().decode(prompt["server_ids"][server[0]:server[1]]) == d["server"]
+            assert encoding().decode(diff["model"][server[0]:server[1]]) == d["server"]
 
 
 @pytest.mark.parametrize(("content", "message"), [

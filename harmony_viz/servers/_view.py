@@ -49,8 +49,11 @@ def check_view(result: CheckResult, *, offset: int = 0) -> dict[str, Any]:
 
 
 def prompt_view(check: Any) -> dict[str, Any]:
-    """A prompt check (``PromptCheck``) as a prompt tab would draw it: its JSON, and both prompts' token ids."""
-    return {**check.to_json(), "ours_ids": list(check.ours), "server_ids": list(check.server or ())}
+    """A prompt check (``PromptCheck``) as the prompt tab draws it: its JSON, and the render diff of both prompts (none when refused)."""
+    from harmony_viz._playground import diff_json
+
+    diff = diff_json(check.ours, check.server, check.differences, layout="prompt", origin=check.prompt_source) if check.server is not None else None
+    return {**check.to_json(), "diff": diff}
 
 
 def server_payload(results: Sequence[CheckResult], *, offset: int = 0) -> dict[str, Any]:
