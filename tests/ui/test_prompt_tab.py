@@ -66,3 +66,16 @@ def test_a_capture_without_prompt_ids_has_no_prompt_tab(page, tmp_path: Path) ->
     page.goto(path.as_uri())
     page.wait_for_selector("[data-hv=api-tab-server]")
     assert page.locator("[data-hv=api-tab-prompt]").count() == 0
+
+
+def test_a_prompt_check_replays_with_its_prompt_tab(page, tmp_path: Path) -> None:  # noqa: ANN001
+    from harmony_viz.servers import prompt_check
+
+    run = lens.load_capture(_capture("two-step-2"))
+    check = prompt_check(run.metadata.extra["server"]["request"], prompt_ids=run.prompt_token_ids)
+    _open(page, check, tmp_path)
+    assert page.locator("[data-hv=api-tab-server]").count() == 0
+    assert page.eval_on_selector_all("[data-hv=prompt-difference]", "els => els.map(e => e.dataset.code)") == list(check.codes)
+    # the replayed stream is the server's prompt
+    assert page.locator("[data-hv=token]").count() == len(check.server)
+    assert page.errors == []

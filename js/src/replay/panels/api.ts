@@ -5,7 +5,7 @@ import type { TraceData } from "../trace";
 import type { ApiView, ReplayModel } from "../types";
 import { section, type Panel, type ViewActions } from "./panel";
 import { renderDiffPanel } from "../../playground/diff";
-import { renderServerPanel, serverChecks } from "./server";
+import { renderServerPanel, serverChecks, serverPrompt } from "./server";
 
 export class ApiPanel implements Panel {
   readonly box = section("api", "API view");
@@ -68,8 +68,8 @@ export class ApiPanel implements Panel {
     const checks = serverChecks(this.data.meta);
     if (api.error) body.appendChild(h("div", { class: "hv-error" }, api.error));
     const entries: Array<[string, unknown]> = Object.entries(api.views ?? {});
-    if (checks) entries.push(["server", checks]);  // server lens: its answer beside ours
-    const prompt = checks?.find((c) => c.prompt)?.prompt;
+    if (checks && checks.length) entries.push(["server", checks]);  // server lens: its answer beside ours
+    const prompt = serverPrompt(this.data.meta);
     if (prompt) entries.push(["prompt", prompt]);  // prompt lens: the prompt the server rendered beside the format's
     if (entries.length === 0) { body.appendChild(h("div", { class: "hv-empty" }, "no API view yet")); return; }
     const st = api.step ?? 0;
