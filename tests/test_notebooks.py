@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 NAMES = ("01_harmony_tour.ipynb", "02_diagnose_parser_bugs.ipynb", "03_real_runs.ipynb", "04_record_gpt_oss.ipynb",
-         "05_server_lens.ipynb", "06_chat_templates.ipynb")
+         "05_server_lens.ipynb", "06_chat_templates.ipynb", "07_prompt_lens.ipynb")
 WIDGET = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 PLOTLY = "application/vnd.plotly.v1+json"
@@ -263,3 +263,30 @@ def test_chat_template_notebook_renders_live_through_the_real_template(notebook_
     NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
     text = _chat_template_checks(nb)
     assert f"rendering live through {template}" in text
+
+
+def _prompt_lens_checks(nb: Any) -> str:
+    """What notebook 07 must show, live or shipped: the two-step conversation's codes, the chart, the reasoning fields."""
+    from collections import Counter
+
+    from harmony_viz.servers import check_file, lens
+
+    _no_errors(nb)
+    text = _text(nb)
+    for engine in ("vllm", "llama.cpp"):
+        checks = {p.rsplit("/", 1)[-1].removesuffix(".json"): check_file(p) for p in lens.shipped_prompt_captures(engine)}
+        for d in checks["two-step-2"].differences:
+            assert d.code in text
+        counts = Counter(c for name in lens.prompt_requests() for c in set(checks[name].codes))
+        (fig,) = _figures(nb)
+        (bar,) = [b for b in fig["data"] if b["name"] == engine]
+        assert dict(zip(bar["y"], bar["x"])) == {c: counts[c] for c in bar["y"]} and sum(bar["x"]) == sum(counts.values())
+    assert "preamble-moved" in text and "preamble-dropped" in text
+    return text
+
+
+@pytest.mark.slow
+def test_prompt_lens_notebook_runs_on_the_shipped_captures(run_notebook) -> None:
+    text = _prompt_lens_checks(run_notebook("07_prompt_lens.ipynb"))
+    assert "vllm: no server URL set, reading the shipped captures" in text
+    assert "HARMONY_VIZ_CHAT_TEMPLATE is not set" in text

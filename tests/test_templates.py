@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from _templates import DATE, WEATHER, call, real_template, request
@@ -29,7 +30,7 @@ def one(result, code: str):
 def check_quotes(result) -> None:
     for d in result.differences:
         assert d.code in CODES
-        assert d.ours in result.ours.text and d.template in result.template.text
+        assert d.ours in result.ours.text and d.theirs in result.template.text
 
 
 USER = {"role": "user", "content": "Weather in Paris?"}
@@ -46,7 +47,7 @@ def test_plain_conversation_shows_only_whitespace(template):
     assert set(codes(result)) <= {"whitespace", "date-varies"}
     d = one(result, "whitespace")
     # the template ends developer instructions in a blank line where the format does not
-    assert (d.ours, d.template) == ("# Instructions\n\nAnswer in one word.", "# Instructions\n\nAnswer in one word.\n\n")
+    assert (d.ours, d.theirs) == ("# Instructions\n\nAnswer in one word.", "# Instructions\n\nAnswer in one word.\n\n")
     check_quotes(result)
 
 
@@ -62,7 +63,7 @@ def test_date_varies_when_only_the_date_line_differs(template):
     result = compare(req, template, date=DATE, template_date="2026-01-02")
     assert "date-varies" in codes(result) and set(codes(result)) <= {"whitespace", "date-varies"}
     d = one(result, "date-varies")
-    assert (d.ours, d.template) == (f"Current date: {DATE}", "Current date: 2026-01-02")
+    assert (d.ours, d.theirs) == (f"Current date: {DATE}", "Current date: 2026-01-02")
     check_quotes(result)
 
 
@@ -70,11 +71,11 @@ def test_string_arguments_and_results_are_encoded_twice_and_json_loses_constrain
     result = compare(request(*TOOL_TURN, tools=[WEATHER]), template, date=DATE)
     assert codes(result) == ["constrain-missing", "arguments-double-encoded", "tool-result-double-encoded"]
     args = one(result, "arguments-double-encoded")
-    assert args.ours == '{"city": "Paris"}' and json.loads(args.template) == args.ours
+    assert args.ours == '{"city": "Paris"}' and json.loads(args.theirs) == args.ours
     res = one(result, "tool-result-double-encoded")
-    assert (res.ours, res.template) == ("sunny, 21 C", '"sunny, 21 C"')
+    assert (res.ours, res.theirs) == ("sunny, 21 C", '"sunny, 21 C"')
     con = one(result, "constrain-missing")
-    assert con.ours.endswith("commentary <|constrain|>json<|message|>") and con.template.endswith("commentary json<|message|>")
+    assert con.ours.endswith("commentary <|constrain|>json<|message|>") and con.theirs.endswith("commentary json<|message|>")
     check_quotes(result)
 
 
@@ -92,7 +93,7 @@ def test_parallel_calls_after_the_first_are_dropped(template):
                   tools=[WEATHER])
     result = compare(req, template, date=DATE)
     d = one(result, "parallel-calls-dropped")
-    assert '{"city": "Lyon"}' in d.ours and d.template == ""
+    assert '{"city": "Lyon"}' in d.ours and d.theirs == ""
     assert '"Lyon"' not in result.template.text and '{"city": "Paris"}' in result.template.text
     check_quotes(result)
 
@@ -102,7 +103,7 @@ def test_preamble_with_a_later_final_is_dropped(template):
                   {"role": "tool", "tool_call_id": "c1", "content": "sunny"}, {"role": "assistant", "content": "Sunny."}, tools=[WEATHER])
     result = compare(req, template, date=DATE)
     d = one(result, "preamble-dropped")
-    assert d.ours == "<|start|>assistant<|channel|>commentary<|message|>Let me check.<|end|>" and d.template == ""
+    assert d.ours == "<|start|>assistant<|channel|>commentary<|message|>Let me check.<|end|>" and d.theirs == ""
     assert "Let me check." not in result.template.text
 
 
@@ -115,7 +116,7 @@ def test_preamble_without_a_later_final_becomes_analysis(template):
                   tools=[search])
     result = compare(req, template, date=DATE)
     d = one(result, "preamble-as-analysis")
-    assert d.ours == "<|start|>assistant<|channel|>commentary<|message|>" and d.template == "<|start|>assistant<|channel|>analysis<|message|>"
+    assert d.ours == "<|start|>assistant<|channel|>commentary<|message|>" and d.theirs == "<|start|>assistant<|channel|>analysis<|message|>"
     assert "<|channel|>analysis<|message|>I'll search for the weather in SF.<|end|>" in result.template.text
     assert "<|channel|>commentary<|message|>I'll search for the weather in SF.<|end|>" in result.ours.text
     check_quotes(result)
@@ -126,7 +127,7 @@ def test_last_turn_thinking_is_kept_by_the_template_for_training(template, field
     req = request(USER, {"role": "assistant", field: "The user wants weather.", "content": "Sunny."})
     result = compare(req, template, date=DATE)
     d = one(result, "analysis-kept")
-    assert d.ours == "" and d.template == "<|start|>assistant<|channel|>analysis<|message|>The user wants weather.<|end|>"
+    assert d.ours == "" and d.theirs == "<|start|>assistant<|channel|>analysis<|message|>The user wants weather.<|end|>"
     # the prompt for the next turn drops it on both sides
     assert compare(req, template, date=DATE, for_completion=True).identical
 
@@ -136,7 +137,7 @@ def test_earlier_thinking_is_dropped_by_the_template_while_a_call_is_pending(tem
                   {"role": "assistant", "tool_calls": [call("c1", "get_weather", {"city": "Paris"})]}, tools=[WEATHER])
     result = compare(req, template, date=DATE)
     d = one(result, "analysis-dropped")
-    assert d.ours == "<|start|>assistant<|channel|>analysis<|message|>Greet back.<|end|>" and d.template == ""
+    assert d.ours == "<|start|>assistant<|channel|>analysis<|message|>Greet back.<|end|>" and d.theirs == ""
 
 
 def test_recipient_layout_with_a_template_that_writes_it_after_the_channel(template):
@@ -150,7 +151,7 @@ def test_recipient_layout_with_a_template_that_writes_it_after_the_channel(templ
     result = compare(req, variant, date=DATE)
     d = one(result, "recipient-layout")
     assert d.ours.startswith("<|start|>assistant to=functions.get_weather<|channel|>")
-    assert d.template.startswith("<|start|>assistant<|channel|>commentary to=functions.get_weather")
+    assert d.theirs.startswith("<|start|>assistant<|channel|>commentary to=functions.get_weather")
     assert "recipient-layout" not in codes(compare(req, template, date=DATE))
 
 
@@ -159,7 +160,7 @@ def test_schema_text_differs_for_a_default(template):
             "parameters": {"type": "object", "properties": {"n": {"type": "integer", "default": 3}}}}}
     result = compare(request(USER, tools=[tool]), template, date=DATE)
     d = one(result, "schema-text")
-    assert "n?: number, // default: 3\n" in d.ours and "n?: number, // default: 3,\n" in d.template
+    assert "n?: number, // default: 3\n" in d.ours and "n?: number, // default: 3,\n" in d.theirs
     check_quotes(result)
 
 
@@ -168,15 +169,70 @@ def test_a_later_system_message_is_other(template):
                   {"role": "user", "content": "Merci"})
     result = compare(req, template, date=DATE, for_completion=True)
     d = one(result, "other")
-    assert "Answer in French." in d.ours and d.template == ""
+    assert "Answer in French." in d.ours and d.theirs == ""
     assert "Answer in French." not in result.template.text
+
+
+def test_effort_ignored_by_a_template_that_hard_codes_the_effort(template):
+    old = '{{- "Reasoning: " + reasoning_effort + "\\n\\n" }}'
+    assert old in template.source
+    variant = ChatTemplate(template.source.replace(old, '{{- "Reasoning: medium\\n\\n" }}'), "variant")
+    req = request(USER, reasoning_effort="high")
+    d = one(compare(req, variant, date=DATE), "effort-ignored")
+    assert (d.ours, d.theirs, d.severity) == ("Reasoning: high", "Reasoning: medium", "error")
+    assert "effort-ignored" not in codes(compare(req, template, date=DATE))
+    # a request that asks for the template's fixed effort sees no difference
+    assert "effort-ignored" not in codes(compare(request(USER, reasoning_effort="medium"), variant, date=DATE))
+
+
+def test_tools_missing_from_a_template_that_drops_them(template):
+    old = '{{- render_tool_namespace("functions", tools) }}'
+    assert old in template.source
+    variant = ChatTemplate(template.source.replace('{{- "# Tools\\n\\n" }}', "").replace(old, ""), "variant")
+    req = request({"role": "system", "content": "Be brief."}, USER, tools=[WEATHER])
+    result = compare(req, variant, date=DATE)
+    d = one(result, "tools-missing")
+    assert d.ours.startswith("# Tools") and "type get_weather" in d.ours and d.theirs == "" and d.severity == "error"
+    check_quotes(result)
+    # without any instructions its developer message is empty: the same code
+    result = compare(request(USER, tools=[WEATHER]), variant, date=DATE)
+    assert "<|start|>developer<|message|><|end|>" in result.template.text
+    assert one(result, "tools-missing").ours.startswith("# Tools")
+
+
+def test_response_format_missing_from_the_template(template):
+    fmt = {"type": "json_schema", "json_schema": {"name": "city", "description": "A city.", "schema": {"type": "object", "properties": {"c": {"type": "string"}}}}}
+    req = request({"role": "system", "content": "Answer in JSON."}, USER, response_format=fmt)
+    result = compare(req, template, date=DATE)
+    d = one(result, "response-format-missing")
+    assert d.ours == '# Response Formats\n\n## city\n\n// A city.\n{"type":"object","properties":{"c":{"type":"string"}}}' and d.theirs == ""
+    assert d.severity == "warning" and set(codes(result)) <= {"response-format-missing", "whitespace"}
+    check_quotes(result)
+
+
+def test_preamble_moved_before_the_analysis():
+    from harmony_viz.templates import compare_renders, render_ours
+
+    req = request(USER, {"role": "assistant", "reasoning": "Look it up.", "content": "Let me check.",
+                         "tool_calls": [call("c1", "get_weather", '{"city": "Paris"}')]}, tools=[WEATHER])
+    ours = render_ours(req, date=DATE, for_completion=True)
+    text = __import__("harmony_viz.tokens", fromlist=["encoding"]).encoding().decode(ours)
+    analysis = "<|start|>assistant<|channel|>analysis<|message|>Look it up.<|end|>"
+    preamble = "<|start|>assistant<|channel|>commentary<|message|>Let me check.<|end|>"
+    assert analysis + preamble in text
+    result = compare_renders(ours, text.replace(analysis + preamble, preamble + analysis), side="server")
+    (d,) = result.differences
+    assert (d.code, d.ours, d.theirs) == ("preamble-moved", preamble, preamble)
+    assert d.where.ours != d.where.theirs and "the server" in d.message
+    assert d.to_json()["server"] == preamble and set(d.to_json()["where"]) == {"ours", "server"}
 
 
 def test_every_code_is_covered_by_this_file():
     import inspect
     import sys
 
-    source = inspect.getsource(sys.modules[__name__])
+    # request-rejected needs a server: tests/test_prompt_check.py covers it
+    source = inspect.getsource(sys.modules[__name__]) + (Path(__file__).parent / "test_prompt_check.py").read_text(encoding="utf-8")
     assert [c for c in CODES if f'"{c}"' not in source] == []
 
 

@@ -34,7 +34,7 @@ def test_one_request_json(tmp_path, capsys, template_path):
     line = json.loads(capsys.readouterr().out)
     assert line["index"] == 0 and line["identical"] is False
     assert [d["code"] for d in line["differences"]] == ["constrain-missing", "arguments-double-encoded", "tool-result-double-encoded"]
-    assert set(line["differences"][0]) == {"code", "severity", "message", "ours", "template"}
+    assert set(line["differences"][0]) == {"code", "severity", "message", "ours", "template", "where"}
     assert [d["severity"] for d in line["differences"]] == ["warning", "error", "warning"]
 
 
@@ -52,7 +52,7 @@ def test_model_folder(tmp_path, capsys, template_path):
     f.write_text(json.dumps(TOOL_REQUEST))
     assert main(["template-check", "--model", str(tmp_path / "model"), str(f)]) == 1
     out = capsys.readouterr().out
-    assert out.startswith("conversation 0: 3 difference(s)\n  constrain-missing: ")
+    assert out.startswith("conversation 0: 3 difference(s)\n  constrain-missing (warning): ")
 
 
 def test_jsonl_dataset_counts_per_code(tmp_path, capsys, template_path):

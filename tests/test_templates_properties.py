@@ -32,8 +32,8 @@ def test_identical_means_byte_identical_and_quotes_are_real(request, for_complet
     for d in result.differences:
         assert d.code in CODES
         assert d.ours in ours, (d.code, d.ours)
-        assert d.template in theirs, (d.code, d.template)
-        assert d.ours or d.template
+        assert d.theirs in theirs, (d.code, d.theirs)
+        assert d.ours or d.theirs
         assert d.severity == CODES[d.code][0] and (d.where is None or isinstance(d.where, Sides))
         if d.where is not None and d.where.ours is not None:
             assert result.ours.quote(d.where.ours.start, d.where.ours.end) == d.ours or d.code in ("date-varies", "schema-text", "whitespace")

@@ -24,6 +24,7 @@ __all__ = [
     "Preset",
     "RenderDiff",
     "comparison_json",
+    "diff_json",
     "conversation_from_scan",
     "parse_ids_text",
     "playground",
@@ -40,6 +41,7 @@ _LAZY = {
     "PlaygroundWidget": "_widget",
     "playground": "_widget",
     "comparison_json": "_template_diff",
+    "diff_json": "_template_diff",
     "template_diff_json": "_template_diff",
     "template_page_html": "_template_diff",
 }

@@ -30,6 +30,7 @@ _SUBCOMMANDS = (
     "leaks",
     "lint",
     "template_check",
+    "prompt_check",
     "html",
     "stats",
     "demo",

@@ -143,3 +143,14 @@ def write_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False))
     sys.stdout.write("\n")
     sys.stdout.flush()
+
+
+def difference_lines(d: Any) -> list[str]:
+    """A render difference (template or prompt lens) as text: code and message, then each side's quote."""
+    label = f"{d.side}:"
+    lines = [f"  {d.code} ({d.severity}): {d.message}"]
+    if d.ours:
+        lines.append(f"    {'ours:':<10}{json.dumps(d.ours[:200], ensure_ascii=False)}")
+    if d.theirs:
+        lines.append(f"    {label:<10}{json.dumps(d.theirs[:200], ensure_ascii=False)}")
+    return lines

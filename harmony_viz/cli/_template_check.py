@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, command, write_json
+from harmony_viz.cli._common import CLIError, command, difference_lines, write_json
 
 EXAMPLES = """\
 examples:
@@ -64,11 +63,7 @@ def _print_one(index: int, result: Any) -> None:
         return
     print(f"conversation {index}: {len(result.differences)} difference(s)")
     for d in result.differences:
-        print(f"  {d.code}: {d.message}")
-        if d.ours:
-            print(f"    ours:     {json.dumps(d.ours[:200], ensure_ascii=False)}")
-        if d.template:
-            print(f"    template: {json.dumps(d.template[:200], ensure_ascii=False)}")
+        print("\n".join(difference_lines(d)))
 
 
 def run(args: argparse.Namespace) -> int:

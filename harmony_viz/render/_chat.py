@@ -20,6 +20,10 @@ each ``tool_calls[i]``                     assistant ``commentary`` to ``functio
                                            content type ``<|constrain|>json``, arguments
 ``role: tool``                             tool ``functions.NAME`` (found through
                                            ``tool_call_id``), to ``assistant``, commentary
+``response_format`` ``json_schema``        developer ``# Response Formats`` / ``## NAME``,
+                                           ``// description``, the schema as compact JSON
+                                           (the Harmony guide's section, after the
+                                           instructions)
 =========================================  ===============================================
 
 Content may be a string or a list of ``{"type": "text", "text": …}`` parts; other parts
@@ -135,6 +139,26 @@ def _assistant(m: Mapping[str, Any], path: str) -> list[Message]:
     return out
 
 
+def _response_format(value: Any) -> str | None:
+    """The developer message's ``# Response Formats`` section for a ``json_schema`` response format (None for text or json_object)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise RenderError("response_format", f"expected an object, got {typename(value)}")
+    if value.get("type") != "json_schema":
+        return None
+    spec = value.get("json_schema")
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("name"), str) or not isinstance(spec.get("schema"), Mapping):
+        raise RenderError("response_format.json_schema", "expected {name, schema, description?}; a json_schema response format needs a name and a schema")
+    check_json_value(spec["schema"], "response_format.json_schema.schema")
+    desc = spec.get("description")
+    lines = ["# Response Formats", "", f"## {spec['name']}", ""]
+    if isinstance(desc, str) and desc:
+        lines.append("// " + desc.replace("\n", "\n// "))
+    lines.append(json.dumps(spec["schema"], ensure_ascii=False, separators=(",", ":")))
+    return "\n".join(lines)
+
+
 def conversation_from_chat(
     request: Mapping[str, Any], *, conversation_start_date: str | None = None
 ) -> Conversation:
@@ -190,6 +214,10 @@ def conversation_from_chat(
             text = _text(m.get("content"), f"{path}.content")
             body.append(Message.from_author_and_content(author, text).with_channel("commentary").with_recipient("assistant"))
 
+    formats = _response_format(request.get("response_format"))
+    if formats is not None:
+        # openai-harmony's DeveloperContent has no field for it: the section goes in the instructions' text.
+        instructions.append(formats)
     head = [Message.from_role_and_content(Role.SYSTEM, system)]
     if instructions or tools:
         dev = DeveloperContent(instructions="\n\n".join(instructions) if instructions else None)

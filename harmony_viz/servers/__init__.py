@@ -12,6 +12,7 @@ Modules, one job each:
 - ``_compare``: server answer vs our projection, as discrepancy records;
 - ``_check``: ``server-check`` for streams and captures; ``_capture``: ``capture``; ``_matrix``: ``matrix``;
 - ``_sglang`` (with ``sglang_runner``, run in SGLang's venv): SGLang's parser, offline;
+- ``_prompt``: the prompt a server rendered; ``_prompt_check``: ``prompt-check``, that prompt against ours;
 - ``_view``: the server tab's data; ``lens``: tables, shipped data, a replay server from Python.
 
 Public names are loaded on first use: a vLLM venv imports ``harmony_viz.servers.vllm_script``
@@ -41,6 +42,8 @@ _HOMES: dict[str, str] = {
     "find_chat_template": "_launch", "find_llama_server": "_launch", "find_python": "_launch", "llama_tree": "_launch", "serve": "_launch",
     "lens_source": "_view",
     "PromptUnavailable": "_prompt", "ServerPrompt": "_prompt", "server_prompt": "_prompt",
+    "PromptCheck": "_prompt_check", "chat_of_responses": "_prompt_check", "check_file": "_prompt_check", "compare_prompt": "_prompt_check",
+    "prompt_check": "_prompt_check", "read_prompt_input": "_prompt_check", "request_rejected": "_prompt_check", "capture_prompt_check": "_prompt_check",
 }
 
 __all__ = sorted(_HOMES)

@@ -8,6 +8,7 @@ arrival time, the final object, and where the token ids came from (vLLM's
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harmony_viz.servers._answer import answer_of, final_response, logprob_ids
-from harmony_viz.servers._client import Exchange, build_request, client_for, default_model, send
+from harmony_viz.servers._client import Exchange, ServerError, build_request, client_for, default_model, send
 
 APIS = ("chat", "responses")
 
@@ -112,9 +113,32 @@ def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any]
         req = {k: v for k, v in req.items() if k != drop}
         ex = send(client, full_api, req)
     run = capture_run(base_url, ex, model=model, started=started, engine=engine)
+    run = _with_prompt(run, base_url, body, api=api, engine=engine, model=model)
     if out is not None:
         save_capture(run, out)
     return run
+
+
+def _with_prompt(run: Any, base_url: str, body: dict[str, Any], *, api: str, engine: str | None, model: str) -> Any:
+    """The run with the prompt the server rendered, and how it was got (``server.prompt_source``), for the prompt lens.
+
+    vLLM's answer carries ``prompt_token_ids``; a server whose answer does not (llama.cpp) is asked
+    for its prompt (``servers.server_prompt``). A server that cannot show it leaves the run as it was.
+    """
+    from harmony_viz.servers._prompt import server_prompt
+
+    server = run.metadata.extra["server"]
+    if run.prompt_token_ids:
+        server["prompt_source"] = "prompt_token_ids in the answer"
+        return run
+    try:
+        got = server_prompt(base_url, body, engine=engine, kind=api, model=model)
+    except ServerError:
+        return run
+    if got.ids is None:
+        return run
+    server["prompt_source"] = got.source
+    return dataclasses.replace(run, prompt_token_ids=got.ids)
 
 
 def capture_run(base_url: str, ex: Exchange, *, model: str, started: str | None = None, script: list[int] | None = None,
@@ -215,5 +239,17 @@ def capture_result(run: Any, name: str | None = None) -> Any:
     if server.get("token_ids_source") in ("return_token_ids", "logprobs"):
         script = server.get("script")
         replayed = script is None or list(script) == ids
-    return check_answer(name or run.id, api, ids, answer, tools=tools, error=server.get("error"), server_seconds=float(server.get("elapsed") or 0.0),
-                        engine=server.get("engine"), notes=notes, tools_withheld=NO_TOOLS_NOTE in notes, replayed=replayed)
+    result = check_answer(name or run.id, api, ids, answer, tools=tools, error=server.get("error"), server_seconds=float(server.get("elapsed") or 0.0),
+                          engine=server.get("engine"), notes=notes, tools_withheld=NO_TOOLS_NOTE in notes, replayed=replayed)
+    return dataclasses.replace(result, prompt=_prompt_of(run, name or run.id))
+
+
+def _prompt_of(run: Any, name: str) -> Any:
+    """The capture's prompt check beside its answer check; None without prompt ids or for a request we cannot render."""
+    from harmony_viz.servers._prompt_check import capture_prompt_check
+    from harmony_viz.templates import LensError
+
+    try:
+        return capture_prompt_check(run, name)
+    except LensError:
+        return None

@@ -42,12 +42,15 @@ class CheckResult:
     check_seconds: float = 0.0
     engine: str | None = None
     notes: tuple[str, ...] = ()
+    prompt: Any = None  # a capture's prompt check (``servers.PromptCheck``), when it kept the prompt ids
 
     def to_json(self) -> dict[str, Any]:
         out = {"file": self.file, "engine": self.engine, "api": self.api, "replayed": self.replayed, "notes": list(self.notes),
                "server": self.server, "expected": self.expected, "discrepancies": [d.to_json() for d in self.discrepancies]}
         if self.error is not None:
             out["error"] = self.error
+        if self.prompt is not None:
+            out["prompt"] = self.prompt.to_json()
         return out
 
     @property
@@ -79,17 +82,22 @@ def read_stream(path: str) -> list[int]:
     return ids
 
 
-def read_request(path: str | None) -> dict[str, Any]:
-    """A Chat Completions request body (messages, tools), or {} for the default one-message request."""
-    if path is None:
-        return {}
+def read_json(path: str) -> Any:
+    """The JSON value in file ``path``; CheckInputError in one line when it is missing or not JSON."""
     p = Path(path)
     if not p.is_file():
         raise CheckInputError(f"{path}: no such file")
     try:
-        body = json.loads(p.read_text(encoding="utf-8"))
+        return json.loads(p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise CheckInputError(f"{path}: not a JSON request body ({exc})") from None
+        raise CheckInputError(f"{path}: not JSON ({exc})") from None
+
+
+def read_request(path: str | None) -> dict[str, Any]:
+    """A Chat Completions request body (messages, tools), or {} for the default one-message request."""
+    if path is None:
+        return {}
+    body = read_json(path)
     if not isinstance(body, dict) or not isinstance(body.get("messages", []), list) or not isinstance(body.get("tools", []), list):
         raise CheckInputError(f"{path}: expected a Chat Completions request object with a messages list (and optional tools list)")
     return body
@@ -231,4 +239,8 @@ def format_result(r: CheckResult, *, with_file: bool = True) -> str:
     for d in r.discrepancies:
         span = f"  (tokens {d.where.start}-{d.where.end})" if d.where else ""
         lines.append(f"      [{d.severity}] {d.code}: {d.message}{span}")
+    if r.prompt is not None:
+        n = len(r.prompt.differences)
+        lines.append(f"  prompt ({r.prompt.prompt_source}): " + ("identical" if r.prompt.identical else f"{n} difference{'' if n == 1 else 's'}"))
+        lines += [f"      [{d.severity}] {d.code}: {d.message}" for d in r.prompt.differences]
     return "\n".join(lines)

@@ -44,7 +44,16 @@ def check_view(result: CheckResult, *, offset: int = 0) -> dict[str, Any]:
         "server": result.server,
         "expected": result.expected,
         "discrepancies": discrepancies,
+        "prompt": prompt_view(result.prompt) if result.prompt is not None else None,
     }
+
+
+def prompt_view(check: Any) -> dict[str, Any]:
+    """A prompt check (``PromptCheck``) as the prompt tab draws it: its JSON, and the render diff of both prompts (none when refused)."""
+    from harmony_viz._playground import diff_json
+
+    diff = diff_json(check.ours, check.server, check.differences, layout="prompt", origin=check.prompt_source) if check.server is not None else None
+    return {**check.to_json(), "diff": diff}
 
 
 def server_payload(results: Sequence[CheckResult], *, offset: int = 0) -> dict[str, Any]:
@@ -53,7 +62,14 @@ def server_payload(results: Sequence[CheckResult], *, offset: int = 0) -> dict[s
 
 
 def lens_source(source: Any) -> tuple[list[int], str | None, dict[str, Any]] | None:
-    """(token ids, scanner role, server payload) for a server-check result, a list of them, or a capture run; else None."""
+    """(token ids, scanner role, server payload) for a server-check result, a list of them, a capture run, or a prompt check; else None.
+
+    A prompt check (``servers.prompt_check``) replays the server's prompt, with the prompt tab only.
+    """
+    from harmony_viz.servers._prompt_check import PromptCheck
+
+    if isinstance(source, PromptCheck):
+        return list(source.server if source.server is not None else source.ours), None, {"checks": [], "prompt": prompt_view(source)}
     if isinstance(source, CheckResult):
         source = [source]
     if isinstance(source, (list, tuple)) and source and all(isinstance(r, CheckResult) for r in source):

@@ -41,6 +41,10 @@ __all__ = [
     "engine_table",
     "load_capture",
     "shipped_captures",
+    "shipped_prompt_captures",
+    "capture_prompts",
+    "prompt_requests",
+    "two_step_requests",
     "shipped_request",
     "sglang_python",
     "shipped_streams",
@@ -65,6 +69,66 @@ def shipped_captures(engine: str = "vllm") -> list[str]:
     order = {"chat": 0, "chat-stream": 1, "responses": 2, "responses-stream": 3}
     files = (DATA / "captures" / engine).glob("*.json")
     return [str(p) for p in sorted(files, key=lambda p: (p.name.split(".")[0], order.get(p.name.split(".")[1], 9)))]
+
+
+PROMPT_DATA = DATA.parent / "prompt_lens"
+_WEATHER_TOOL = {"type": "function", "function": {"name": "get_weather", "description": "Current weather in a city.",
+                 "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+
+
+def _weather_call(n: int, city: str) -> dict[str, Any]:
+    return {"id": f"call_{n}", "type": "function", "function": {"name": "get_weather", "arguments": f'{{"city": "{city}"}}'}}
+
+
+def two_step_requests() -> dict[str, dict[str, Any]]:
+    """A two-step tool conversation, as the prompt of each step: after the first call's result, then after the second's."""
+    user = {"role": "user", "content": "Is it warmer in Paris or in Lyon?"}
+    step1 = {"role": "assistant", "reasoning_content": "I need Paris first.", "tool_calls": [_weather_call(1, "Paris")]}
+    step2 = {"role": "assistant", "reasoning_content": "Paris is 21 C. Now Lyon.", "content": "Now Lyon.", "tool_calls": [_weather_call(2, "Lyon")]}
+    first = [user, step1, {"role": "tool", "tool_call_id": "call_1", "content": '{"temp": 21}'}]
+    second = [*first, step2, {"role": "tool", "tool_call_id": "call_2", "content": '{"temp": 24}'}]
+    return {"two-step-1": {"messages": first, "tools": [_WEATHER_TOOL]}, "two-step-2": {"messages": second, "tools": [_WEATHER_TOOL]}}
+
+
+def prompt_requests() -> dict[str, dict[str, Any]]:
+    """A small generated set of multi-turn requests for the prompt lens: every reasoning field, with or without a preamble,
+    one or two calls, the calls pending or answered and followed by a new question."""
+    out: dict[str, dict[str, Any]] = {}
+    cities = ("Paris", "Lyon", "Oslo")
+    for field in ("reasoning", "reasoning_content", "thinking"):
+        for preamble in (False, True):
+            for calls in (1, 2):
+                for finished in (False, True):
+                    msgs: list[dict[str, Any]] = [{"role": "user", "content": "Weather in " + " and ".join(cities[:calls]) + "?"}]
+                    turn: dict[str, Any] = {"role": "assistant", field: "Look the cities up.", "tool_calls": [_weather_call(i, cities[i]) for i in range(calls)]}
+                    if preamble:
+                        turn["content"] = "Checking."
+                    msgs += [turn, *({"role": "tool", "tool_call_id": f"call_{i}", "content": f"{20 + i} C"} for i in range(calls))]
+                    if finished:
+                        msgs += [{"role": "assistant", field: "Answer now.", "content": "Mild."}, {"role": "user", "content": "Thanks. And tomorrow?"}]
+                    name = f"{field}-{'preamble' if preamble else 'bare'}-{calls}call-{'finished' if finished else 'pending'}"
+                    out[name] = {"messages": msgs, "tools": [_WEATHER_TOOL]}
+    return out
+
+
+def capture_prompts(base_url: str, folder: str | os.PathLike[str], requests: dict[str, dict[str, Any]] | None = None) -> list[str]:
+    """Capture each request (one token; the prompt the server rendered kept) into ``folder/NAME.json``; the paths, in order."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    requests = requests if requests is not None else {**two_step_requests(), **prompt_requests()}
+    paths = []
+    for name, req in requests.items():
+        capture(base_url, request=req, max_tokens=1, out=out / f"{name}.json")
+        paths.append(str(out / f"{name}.json"))
+    return paths
+
+
+def shipped_prompt_captures(engine: str = "vllm") -> list[str]:
+    """Captures of ``two_step_requests()`` and ``prompt_requests()`` made by vLLM 0.32.0 or llama.cpp, each with the prompt it rendered."""
+    if engine not in ("vllm", "llama.cpp"):
+        raise ValueError(f"no shipped prompt captures for engine {engine!r}; expected vllm or llama.cpp")
+    names = [*two_step_requests(), *prompt_requests()]
+    return [str(PROMPT_DATA / engine / f"{n}.json") for n in names]
 
 
 def shipped_request() -> dict[str, Any]:

@@ -12,7 +12,7 @@ and every difference gets a code from ``CODES``.
 
 from __future__ import annotations
 
-from harmony_viz.templates._codes import CODES, Difference
+from harmony_viz.templates._codes import CODES, Difference, difference
 from harmony_viz.templates._dataset import DatasetSummary, check_requests, read_requests
 from harmony_viz.templates._from_conversation import request_from_conversation
 from harmony_viz.templates._jinja import parse_date, render_template
@@ -38,6 +38,7 @@ __all__ = [
     "check_requests",
     "compare",
     "compare_renders",
+    "difference",
     "example_request",
     "load_template",
     "ours_request",

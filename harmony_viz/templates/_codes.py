@@ -1,4 +1,9 @@
-"""The template lens's registry of difference codes, and the record that carries one difference."""
+"""The registry of render difference codes (the template lens's and the prompt lens's), and the record that carries one difference.
+
+Both lenses compare our render with another render of the same request: the chat template's
+text or the prompt a server fed the model. ``Difference.side`` names the other render (its
+JSON key): ``template`` or ``server``.
+"""
 
 from __future__ import annotations
 
@@ -17,9 +22,14 @@ CODES: Codes = {
     "parallel-calls-dropped": ("error", "tool calls after the first in one assistant message are missing"),
     "preamble-dropped": ("error", "assistant text next to tool calls is missing"),
     "preamble-as-analysis": ("error", "that text is rendered on the analysis channel"),
-    "analysis-kept": ("warning", "the template keeps chain of thought that the format drops (the last turn's `thinking`, for training)"),
-    "analysis-dropped": ("warning", "the template drops chain of thought that the format keeps"),
-    "recipient-layout": ("info", "the recipient is in the role section on one side and after the channel on the other"),
+    "preamble-moved": ("warning", "the preamble is on both sides, but in another place relative to the analysis or the call"),
+    "analysis-kept": ("warning", "the other render keeps chain of thought that the format drops (the last turn's `thinking`, for training)"),
+    "analysis-dropped": ("error", "chain of thought the format keeps is missing, as the analysis of a pending or just-answered call: multi-step tool use breaks"),
+    "effort-ignored": ("error", "the `Reasoning:` line differs from the request's `reasoning_effort`"),
+    "tools-missing": ("error", "declared tools are absent from the developer message"),
+    "response-format-missing": ("warning", "the `# Response Formats` section for the request's `response_format` schema is absent from the developer message"),
+    "request-rejected": ("error", "the server answered a valid request with an HTTP error (its text is kept)"),
+    "recipient-layout": ("info", "the recipient is in the role section on one side and after the channel on the other (a call's, or a tool result's `to=assistant`)"),
     "date-varies": ("info", "only the date line differs"),
     "whitespace": ("info", "the texts differ only in whitespace there (the template ends developer instructions in a blank line)"),
     "schema-text": ("warning", "the TypeScript of the tools differs (defaults, nested objects, `oneOf`)"),
@@ -29,21 +39,26 @@ CODES: Codes = {
 
 @dataclass(frozen=True, slots=True)
 class Difference(Finding):
-    """One named difference; ``where`` is :class:`~harmony_viz.findings.Sides`, the token span quoted on our side and the template's.
+    """One named difference; ``where`` is :class:`~harmony_viz.findings.Sides`, the token span quoted on our side and the other's.
 
-    ``ours`` and ``template`` quote the text of each render at that place ("" where that side
-    has nothing, as a dropped message); a span is None where its side is empty.
+    ``ours`` and ``theirs`` quote the text of each render at that place ("" where that side
+    has nothing, as a dropped message); a span is None where its side is empty. ``side`` is the
+    other render's name in JSON (``template`` or ``server``).
     """
 
     ours: str = ""
-    template: str = ""
+    theirs: str = ""
+    side: str = "template"
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "severity": self.severity, "message": self.message, "ours": self.ours, "template": self.template}
+        """``{code, severity, message, ours, <side>, where: {ours: [s, e] | null, <side>: [s, e] | null}}``."""
+        w = self.where if isinstance(self.where, Sides) else Sides(None, None)
+        where = {"ours": list(w.ours) if w.ours else None, self.side: list(w.theirs) if w.theirs else None}
+        return {"code": self.code, "severity": self.severity, "message": self.message, "ours": self.ours, self.side: self.theirs, "where": where}
 
 
-def difference(code: str, message: str, ours: str, template: str, ours_span: tuple[int, int] | None = None,
-               template_span: tuple[int, int] | None = None) -> Difference:
+def difference(code: str, message: str, ours: str, theirs: str, ours_span: tuple[int, int] | None = None,
+               theirs_span: tuple[int, int] | None = None, side: str = "template") -> Difference:
     """A Difference with the severity the registry gives ``code``; spans as ``(start, end)`` token ranges."""
-    where = Sides(Span(*ours_span) if ours_span else None, Span(*template_span) if template_span else None) if ours_span or template_span else None
-    return Difference(code, CODES[code][0], message, where, ours, template)
+    where = Sides(Span(*ours_span) if ours_span else None, Span(*theirs_span) if theirs_span else None) if ours_span or theirs_span else None
+    return Difference(code, CODES[code][0], message, where, ours, theirs, side)

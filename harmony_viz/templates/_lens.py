@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ from harmony_viz.tokens import encode
 
 @dataclass(frozen=True, slots=True)
 class TemplateComparison:
-    """Our render, the template's, and every difference between them."""
+    """Our render, the other's (the template's, or a server's prompt), and every difference between them."""
 
     ours: Side
     template: Side
@@ -34,7 +34,7 @@ class TemplateComparison:
         return tuple(d.code for d in self.differences)
 
     def to_json(self, index: int = 0) -> dict[str, Any]:
-        """``{"index", "identical", "differences": [{"code", "message", "ours", "template"}]}``."""
+        """``{"index", "identical", "differences": [{"code", "severity", "message", "ours", "template", "where"}]}``."""
         return {"index": index, "identical": self.identical, "differences": [d.to_json() for d in self.differences]}
 
 
@@ -43,8 +43,8 @@ def today() -> str:
     return _dt.date.today().isoformat()
 
 
-def render_ours(request: Mapping[str, Any], *, date: str, for_completion: bool = False) -> list[int]:
-    """Our render of ``request`` (openai-harmony's layout): for training, or the prompt for the next turn."""
+def render_ours(request: Mapping[str, Any], *, date: str | None, for_completion: bool = False) -> list[int]:
+    """Our render of ``request`` (openai-harmony's layout): for training, or the prompt for the next turn; no date line for ``date=None``."""
     try:
         conv = conversation_from_chat(ours_request(check_request(request)), conversation_start_date=date)
         if for_completion:
@@ -54,13 +54,17 @@ def render_ours(request: Mapping[str, Any], *, date: str, for_completion: bool =
         raise LensError(f"ours: {exc}") from None
 
 
-def compare_renders(ours_ids: list[int], template_text: str) -> TemplateComparison:
-    """Compare two finished renders: our token ids and the template's text."""
-    ours = read_side(ours_ids)
-    theirs = read_side(encode(template_text))
-    from harmony_viz.templates._compare import differences
+def compare_renders(ours_ids: Sequence[int], other: str | Sequence[int], *, side: str = "template") -> TemplateComparison:
+    """Compare two finished renders: our token ids and another render, as text (a template's) or token ids (a server's prompt).
 
-    return TemplateComparison(ours, theirs, tuple(differences(align(ours.messages, theirs.messages), ours, theirs)))
+    ``side`` names the other render: ``template`` or ``server`` (in messages and in JSON).
+    """
+    from harmony_viz.templates._compare import SERVER, TEMPLATE, differences
+
+    ours = read_side(ours_ids)
+    theirs = read_side(encode(other) if isinstance(other, str) else other)
+    who = {"template": TEMPLATE, "server": SERVER}[side]
+    return TemplateComparison(ours, theirs, tuple(differences(align(ours.messages, theirs.messages), ours, theirs, who)))
 
 
 def compare(

@@ -33,12 +33,31 @@ function side(title: string, ids: number[], pieces: string[], states: string[], 
   return row;
 }
 
-function templateList(d: DiffPayload): HTMLElement {
-  const list = h("ul", { class: "hv-pg-diags", "data-hv": "template-differences" });
+/** Scroll the first token of [start, ...) on one side into view and mark the named tokens. */
+function scrollTo(sideEl: HTMLElement, span: [number, number]): void {
+  for (const c of sideEl.querySelectorAll<HTMLElement>(".hv-pg-focus")) c.classList.remove("hv-pg-focus");
+  let first: HTMLElement | null = null;
+  for (const c of sideEl.querySelectorAll<HTMLElement>("[data-hv=diff-token]")) {
+    const i = Number(c.dataset.i);
+    if (i >= span[0] && i < span[1]) { c.classList.add("hv-pg-focus"); first = first ?? c; }
+  }
+  first?.scrollIntoView({ block: "nearest" });
+}
+
+function differenceList(d: DiffPayload, what: string, ours: HTMLElement, theirs: HTMLElement): HTMLElement {
+  const list = h("ul", { class: "hv-pg-diags", "data-hv": `${what}-differences` });
+  if (!(d.differences ?? []).length && d.layout === "prompt") {
+    list.appendChild(h("li", { class: "hv-empty", "data-hv": "prompt-identical" }, "the prompts are identical"));
+  }
   for (const x of d.differences ?? []) {
-    const li = h("li", { class: "hv-pg-diag", "data-hv": "template-difference" });
+    const li = h("li", { class: "hv-pg-diag", "data-hv": `${what}-difference` });
     li.append(h("b", {}, x.code), document.createTextNode(` ${x.message}`));
     li.dataset.code = x.code;
+    // a row scrolls both renders to the tokens it names
+    li.addEventListener("click", () => {
+      if (x.ours_span) scrollTo(ours, x.ours_span);
+      if (x.template_span) scrollTo(theirs, x.template_span);
+    });
     list.appendChild(li);
   }
   return list;
@@ -49,15 +68,19 @@ export function renderDiffPanel(el: HTMLElement, d: DiffPayload): void {
   if (d.error) { el.appendChild(h("div", { class: "hv-error", "data-hv": "diff-error" }, d.error)); return; }
   if (!d.reference || !d.model || !d.ops) { el.appendChild(h("div", {}, "computing…")); return; }
   const st = diffStates(d.ops, d.reference.length, d.model.length);
-  if (d.layout === "template") {
+  if (d.layout === "template" || d.layout === "prompt") {
     const n = d.differences?.length ?? 0;
+    const prompt = d.layout === "prompt";
+    const other = prompt ? "the server's prompt" : "the chat template";
     el.appendChild(h("div", { class: "hv-pg-diff-sum", "data-hv": "diff-summary" },
-      n === 0 ? "identical: the chat template renders this conversation byte for byte as the format does"
-        : `${n} difference${n > 1 ? "s" : ""} between the format and the chat template (${d.origin ?? ""})`));
-    el.appendChild(templateList(d));
-    el.append(
-      side("ours: openai-harmony's render", d.reference, d.reference_pieces ?? [], st.ref, codeMarks(d.differences ?? [], d.reference.length, "ours"), "diff-reference"),
-      side("chat template's render", d.model, d.model_pieces ?? [], st.model, codeMarks(d.differences ?? [], d.model.length, "template"), "diff-template"));
+      n === 0 ? (prompt ? "identical: the server fed the model the prompt the format gives this request"
+        : "identical: the chat template renders this conversation byte for byte as the format does")
+        : `${n} difference${n > 1 ? "s" : ""} between the format and ${other} (${d.origin ?? ""})`));
+    const ours = side(prompt ? "ours: the format's prompt (openai-harmony)" : "ours: openai-harmony's render", d.reference, d.reference_pieces ?? [], st.ref,
+      codeMarks(d.differences ?? [], d.reference.length, "ours"), "diff-reference");
+    const theirs = side(prompt ? "the server's prompt" : "chat template's render", d.model, d.model_pieces ?? [], st.model,
+      codeMarks(d.differences ?? [], d.model.length, "template"), prompt ? "diff-server" : "diff-template");
+    el.append(differenceList(d, prompt ? "prompt" : "template", ours, theirs), ours, theirs);
     return;
   }
   const changed = d.ops.filter((o) => o.tag !== "equal").length;

@@ -62,7 +62,8 @@ export interface TemplateDifference {
 }
 
 export interface DiffPayload {
-  layout?: "model" | "template";
+  /** model: the model's recipient layout; template: a chat template's render; prompt: the prompt a server rendered (the other side is in `model`, its spans in `template_span`) */
+  layout?: "model" | "template" | "prompt";
   origin?: string;
   differences?: TemplateDifference[];
   reference?: number[];

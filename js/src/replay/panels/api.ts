@@ -5,7 +5,8 @@ import { apiViewAt } from "../apiview";
 import type { TraceData } from "../trace";
 import type { ApiView } from "../types";
 import { section, type Panel, type ViewActions } from "./panel";
-import { renderServerPanel, serverChecks } from "./server";
+import { renderDiffPanel } from "../../playground/diff";
+import { renderServerPanel, serverChecks, serverPrompt } from "./server";
 
 export class ApiPanel implements Panel {
   readonly box = section("api", "API view");
@@ -68,14 +69,16 @@ export class ApiPanel implements Panel {
     const checks = serverChecks(this.data.meta);
     if (api.error) body.appendChild(h("div", { class: "hv-error" }, api.error));
     const entries: Array<[string, unknown]> = Object.entries(api.views ?? {});
-    if (checks) entries.push(["server", checks]);  // server lens: its answer beside ours
+    if (checks && checks.length) entries.push(["server", checks]);  // server lens: its answer beside ours
+    const prompt = serverPrompt(this.data.meta);
+    if (prompt) entries.push(["prompt", prompt]);  // prompt lens: the prompt the server rendered beside the format's
     if (entries.length === 0) { body.appendChild(h("div", { class: "hv-empty" }, "no API view yet")); return; }
     const st = api.step ?? 0;
     body.appendChild(h("div", { class: "hv-note", "data-hv": "api-note" }, `step ${st}: what a streaming client holds (usage comes with the last chunk)`));
     if (!entries.some(([k]) => k === this.tab)) this.tab = entries[0][0];
     const tabs = h("div", { class: "hv-tabs" });
     for (const [k] of entries) {
-      const b = h("button", { type: "button", class: k === this.tab ? "hv-tab hv-tab-on" : "hv-tab", "data-tab": k, ...(k === "server" ? { "data-hv": "api-tab-server" } : {}) }, k);
+      const b = h("button", { type: "button", class: k === this.tab ? "hv-tab hv-tab-on" : "hv-tab", "data-tab": k, ...(k === "server" || k === "prompt" ? { "data-hv": `api-tab-${k}` } : {}) }, k);
       b.addEventListener("click", () => { this.tab = k; this.draw(); });
       tabs.appendChild(b);
     }
@@ -83,6 +86,13 @@ export class ApiPanel implements Panel {
     const current = entries.find(([k]) => k === this.tab)![1];
     if (this.tab === "server" && checks) {
       renderServerPanel(body, checks, this.serverCheck, (i) => { this.serverCheck = i; this.shown = null; this.draw(); }, (a, b) => this.jumpToTokens(a, b));
+      return;
+    }
+    if (this.tab === "prompt" && prompt) {
+      const panel = h("div", { class: "hv-pg hv-pg-diff", "data-hv": "prompt-panel" });
+      if (prompt.error) panel.appendChild(h("div", { class: "hv-error" }, `the server refused the request: ${prompt.error}`));
+      if (prompt.diff) renderDiffPanel(panel, prompt.diff);
+      body.appendChild(panel);
       return;
     }
     body.appendChild(h("pre", { class: "hv-json" }, JSON.stringify(current, null, 2)));

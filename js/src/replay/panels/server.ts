@@ -1,6 +1,7 @@
 // The API view's "server" tab (server lens): the server's answer beside ours, and the
 // discrepancies between them. Pure DOM building; the view supplies the jump-to-tokens action.
 import { h } from "../../shared/dom";
+import type { DiffPayload } from "../../playground/types";
 
 export interface ServerCall { name: string; arguments: string; kind: string }
 
@@ -35,6 +36,16 @@ export interface ServerCheck {
   server: unknown;
   expected: unknown;
   discrepancies: ServerDiscrepancy[];
+  /** the prompt lens: a capture's prompt against the format's (prompt-check), with its render diff */
+  prompt?: PromptView | null;
+}
+
+export interface PromptView { identical: boolean; prompt_source: string; diff: DiffPayload | null; error: string | null }
+
+/** The prompt check a trace payload carries: a replayed prompt check's own, or the first capture check's; null without. */
+export function serverPrompt(meta: unknown): PromptView | null {
+  const server = (meta as { server?: { prompt?: PromptView; checks?: ServerCheck[] } } | null)?.server;
+  return server?.prompt ?? server?.checks?.find((c) => c.prompt)?.prompt ?? null;
 }
 
 /** The server checks a trace payload carries, or null when the trace is not from a server. */
