@@ -42,3 +42,23 @@ def tile(pieces: list[list[int]], n_tokens: int) -> list[int]:
         out.extend(p if p[-1] in (END, RETURN) else [*p, END])  # runs may end mid-message
         i += 1
     return out[:n_tokens]
+
+
+def server_parser(doc: str, *, repeat: int) -> argparse.ArgumentParser:
+    """A parser with the options the live-server benchmarks share: a running server, or which one to start."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--base-url", help="a running replay server (default: start one)")
+    parser.add_argument("--repeat", type=int, default=repeat, help=f"passes over the inputs (default {repeat})")
+    parser.add_argument("--engine", choices=["vllm", "llama.cpp"], default="vllm", help="the replay server to start (default vllm)")
+    parser.add_argument("--chat-template", help="llama.cpp: the gpt-oss chat template (default: $HARMONY_VIZ_CHAT_TEMPLATE)")
+    return parser
+
+
+def on_server(args: argparse.Namespace, measure: object) -> object:
+    """``measure(base_url)`` on ``--base-url``, else on a replay server started for it (stopped after)."""
+    from harmony_viz.servers import lens
+
+    if args.base_url:
+        return measure(args.base_url)  # type: ignore[operator]
+    with lens.start_replay_server(engine=args.engine, chat_template=args.chat_template) as server:
+        return measure(server.url)  # type: ignore[operator]

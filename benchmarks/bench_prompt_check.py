@@ -18,13 +18,13 @@ The figures are ratios of medians.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import time
 from typing import Any
 
-from harmony_viz.servers import build_request, client_for, compare_prompt, detect_engine, lens, send, server_prompt
+from benchmarks import on_server, server_parser
+from harmony_viz.servers import build_request, client_for, compare_prompt, detect_engine, send, server_prompt
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Current weather in a city.",
            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
@@ -82,18 +82,10 @@ def report(samples: dict[str, list[tuple[float, float, float]]]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base-url", help="a running replay server (default: start one)")
-    parser.add_argument("--repeat", type=int, default=5, help="passes over the requests (default 5)")
+    parser = server_parser(__doc__, repeat=5)
     parser.add_argument("--max-tokens", type=int, default=32, help="tokens each timed completion generates (default 32)")
-    parser.add_argument("--engine", choices=["vllm", "llama.cpp"], default="vllm", help="the replay server to start (default vllm)")
-    parser.add_argument("--chat-template", help="llama.cpp: the gpt-oss chat template (default: $HARMONY_VIZ_CHAT_TEMPLATE)")
     args = parser.parse_args()
-    if args.base_url:
-        report(measure(args.base_url, args.repeat, args.max_tokens))
-        return
-    with lens.start_replay_server(engine=args.engine, chat_template=args.chat_template) as server:
-        report(measure(server.url, args.repeat, args.max_tokens))
+    report(on_server(args, lambda url: measure(url, args.repeat, args.max_tokens)))
 
 
 if __name__ == "__main__":

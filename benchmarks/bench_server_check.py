@@ -13,10 +13,10 @@ The figure is the ratio of medians per API, and overall.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 from collections import defaultdict
 
+from benchmarks import on_server, server_parser
 from harmony_viz.servers import lens
 
 
@@ -49,17 +49,8 @@ def report(samples: dict[str, list[tuple[float, float]]]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base-url", help="a running replay server (default: start one)")
-    parser.add_argument("--repeat", type=int, default=3, help="passes over the streams (default 3)")
-    parser.add_argument("--engine", choices=["vllm", "llama.cpp"], default="vllm", help="the replay server to start (default vllm)")
-    parser.add_argument("--chat-template", help="llama.cpp: the gpt-oss chat template (default: $HARMONY_VIZ_CHAT_TEMPLATE)")
-    args = parser.parse_args()
-    if args.base_url:
-        report(measure(args.base_url, args.repeat))
-        return
-    with lens.start_replay_server(engine=args.engine, chat_template=args.chat_template) as server:
-        report(measure(server.url, args.repeat))
+    args = server_parser(__doc__, repeat=3).parse_args()
+    report(on_server(args, lambda url: measure(url, args.repeat)))
 
 
 if __name__ == "__main__":

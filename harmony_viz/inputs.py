@@ -234,7 +234,7 @@ def _lens_stream(value: Any, name: str) -> Stream:
     except ValueError as exc:
         raise InputError(f"{name}: {exc}") from None
     if lens is None:
-        raise InputError(f"{name}: not a capture or server-check results")
+        raise InputError(f"{name}: not a capture, server-check results or a prompt check")
     ids, role, server = lens
     return Stream(tuple(ids), role=role, server=server)
 
@@ -437,6 +437,8 @@ def _read_object(source: Any, name: str | None, form: Form | None) -> Input:
         if source.ndim != 1 or source.dtype.kind not in "iu":
             raise InputError(f"an array must be 1-D integer token ids, got {source.dtype} of shape {source.shape}")
         return Input("ids", _ids(source.tolist(), label), label, "token ids")
+    if type(source).__name__ == "PromptCheck":
+        return Input("checks", source, label, "a prompt check")
     if type(source).__name__ == "CheckResult" or (isinstance(source, (list, tuple)) and source and all(type(r).__name__ == "CheckResult" for r in source)):
         return Input("checks", source, label, "server-check results")
     if isinstance(source, Sequence) and source and all(isinstance(r, Run) for r in source):

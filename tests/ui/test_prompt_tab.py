@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _page import open_tab
 
 from harmony_viz import save_html
 from harmony_viz.servers import check_file, lens
@@ -20,13 +21,7 @@ def _capture(name: str) -> str:
 
 
 def _open(page, source, tmp_path: Path):  # noqa: ANN001, ANN202
-    path = save_html(source, tmp_path / "prompt.html")
-    page.route(re.compile(r"^(?!file:).*"), lambda route: route.abort())
-    page.goto(path.as_uri())
-    page.wait_for_selector("[data-hv=token]")
-    page.click("[data-hv=api-tab-prompt]")
-    page.wait_for_selector("[data-hv=prompt-differences]")
-    return page
+    return open_tab(page, source, tmp_path / "prompt.html", "api-tab-prompt", "[data-hv=prompt-differences]")
 
 
 def test_the_prompt_tab_names_each_difference_and_scrolls_to_its_tokens(page, tmp_path: Path) -> None:  # noqa: ANN001

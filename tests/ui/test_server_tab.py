@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+from _page import open_tab
 
-from harmony_viz import save_html
 from harmony_viz.servers import check_answer, expected_for, lens, read_stream
 
 pytestmark = pytest.mark.browser
@@ -18,13 +17,7 @@ def _results(stream: str) -> list:
 
 
 def _open(page, source, tmp_path: Path):  # noqa: ANN001, ANN202
-    path = save_html(source, tmp_path / "lens.html")
-    page.route(re.compile(r"^(?!file:).*"), lambda route: route.abort())
-    page.goto(path.as_uri())
-    page.wait_for_selector("[data-hv=token]")
-    page.click("[data-hv=api-tab-server]")
-    page.wait_for_selector("[data-hv=discrepancies]")
-    return page
+    return open_tab(page, source, tmp_path / "lens.html", "api-tab-server", "[data-hv=discrepancies]")
 
 
 def test_the_server_tab_shows_both_answers_and_jumps_to_the_tokens(page, tmp_path: Path) -> None:  # noqa: ANN001
