@@ -391,3 +391,31 @@ def test_property_against_vllm(replay_server, req):
     assert r.identical == (r.ours == r.server)
     check_quotes(r)
 
+
+
+def _recorded(turn1_prompt: str, wrote: str, turn2_prompt: str):  # noqa: ANN202
+    """A run as `record --server` keeps it: each turn's chunks carry the prompt ids and the generated ids."""
+    from harmony_viz.runs import Run, RunMetadata
+    from harmony_viz.tokens import encode
+
+    def turn(prompt: str, completion: str) -> dict:
+        return {"api": "chat-stream", "chunks": [{"prompt_token_ids": encode(prompt), "choices": [{"index": 0, "delta": {}, "token_ids": encode(completion)}]}]}
+
+    turns = [turn(turn1_prompt, wrote), turn(turn2_prompt, "<|channel|>final<|message|>14.<|return|>")]
+    return Run(id="calc#0", metadata=RunMetadata(extra={"server_turns": turns}), prompt_token_ids=tuple(encode(turn1_prompt)))
+
+
+def test_a_recorded_tool_loop_is_checked_turn_by_turn_against_what_the_model_wrote():
+    from harmony_viz.servers import turn_checks
+
+    prompt = "<|start|>user<|message|>What is 2 + 3 * 4?<|end|><|start|>assistant"
+    analysis = "<|channel|>analysis<|message|>Use the calculator.<|end|>"
+    call = '<|start|>assistant<|channel|>commentary to=functions.calculator <|constrain|>json<|message|>{"expression":"2+3*4"}<|call|>'
+    result = '<|start|>functions.calculator to=assistant<|channel|>commentary<|message|>{"result": 14}<|end|><|start|>assistant'
+    exact = turn_checks(_recorded(prompt, analysis + call, prompt + analysis + call + result))
+    assert [c.identical for c in exact] == [True] and exact[0].file == "calc#0 turn 2"
+    rerendered = call.replace("<|constrain|>json", "json")
+    (c,) = turn_checks(_recorded(prompt, analysis + call, prompt + analysis + rerendered + result))
+    assert "constrain-missing" in c.codes and "analysis-dropped" not in c.codes
+    (c,) = turn_checks(_recorded(prompt, analysis + call, prompt + call.removeprefix("<|start|>assistant") + result))
+    assert "analysis-dropped" in c.codes and next(d for d in c.differences if d.code == "analysis-dropped").severity == "error"

@@ -12,6 +12,7 @@ import pytest
 from harmony_viz._record import PromptSpec, ServerOptions, record, record_server_batch
 from harmony_viz.cli import main
 from harmony_viz.runs import load_runs, run_usage
+from harmony_viz.servers import turn_checks
 from harmony_viz.tokens import encoding
 
 CALL_TEXT = (
@@ -61,6 +62,13 @@ def test_tool_loop_through_the_replay_server(replay_server, tmp_path):
     kinds = run_usage(run).output_tokens_by_kind()
     assert kinds["reasoning"] > 0 and kinds["tool_call"] > 0 and kinds["final"] > 0
     assert [r.id for r in load_runs(out)] == ["calc#0"]
+    # Turn by turn: turn 2's prompt against turn 1 as the model wrote it. vLLM keeps the pending
+    # call's analysis, but re-renders the call without <|constrain|>.
+    (check,) = turn_checks(run)
+    assert check.file == "calc#0 turn 2" and check.server[: len(run.prompt_token_ids)] == run.prompt_token_ids
+    found = set(check.codes)
+    assert "constrain-missing" in found and "analysis-dropped" not in found, check.differences
+    assert main(["prompt-check", "--json", str(out)]) == 1
 
 
 @pytest.mark.server

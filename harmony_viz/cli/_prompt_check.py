@@ -12,6 +12,7 @@ examples:
   harmony-viz prompt-check --base-url http://127.0.0.1:8000/v1 request.json      # vLLM (detected)
   harmony-viz prompt-check --base-url http://127.0.0.1:8080/v1 --json a.json b.json   # llama.cpp
   harmony-viz prompt-check capture.json          # offline: the prompt ids a capture kept
+  harmony-viz prompt-check runs.jsonl            # offline: a tool loop recorded with `record --server`, turn by turn
 
 A REQUEST is a Chat Completions body (messages with reasoning / reasoning_content / thinking,
 tool_calls, tool results, tools, reasoning_effort, response_format), or a Responses body
@@ -47,16 +48,17 @@ def _print(r: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.servers import ServerError, check_file
+    from harmony_viz.servers import ServerError, check_path
     from harmony_viz.templates import LensError
 
     engine = None if args.engine == "auto" else args.engine
     results = []
     for path in args.files:
         try:
-            r = check_file(path, base_url=args.base_url, engine=engine, model=args.model)
+            checks = check_path(path, base_url=args.base_url, engine=engine, model=args.model)
         except (LensError, ServerError) as exc:
             raise CLIError(str(exc) if str(exc).startswith(path) else f"{path}: {exc}") from None
-        write_json(r.to_json()) if args.json else _print(r)
-        results.append(r)
+        for r in checks:
+            write_json(r.to_json()) if args.json else _print(r)
+        results += checks
     return 0 if all(r.identical for r in results) else 1

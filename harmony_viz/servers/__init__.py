@@ -42,7 +42,7 @@ _HOMES: dict[str, str] = {
     "find_chat_template": "_launch", "find_llama_server": "_launch", "find_python": "_launch", "llama_tree": "_launch", "serve": "_launch",
     "lens_source": "_view",
     "PromptUnavailable": "_prompt", "ServerPrompt": "_prompt", "server_prompt": "_prompt",
-    "PromptCheck": "_prompt_check", "chat_of_responses": "_prompt_check", "check_file": "_prompt_check", "compare_prompt": "_prompt_check",
+    "PromptCheck": "_prompt_check", "chat_of_responses": "_prompt_check", "check_file": "_prompt_check", "check_path": "_prompt_check", "turn_checks": "_prompt_check", "compare_prompt": "_prompt_check",
     "prompt_check": "_prompt_check", "read_prompt_input": "_prompt_check", "request_rejected": "_prompt_check", "capture_prompt_check": "_prompt_check",
 }
 

@@ -193,6 +193,56 @@ def capture_prompt_check(run: Any, name: str) -> PromptCheck | None:
                         prompt_source=f"capture of {server.get('base_url')}: {server.get('prompt_source') or 'prompt_token_ids'}")
 
 
+def _turn_prompt(turn: Mapping[str, Any]) -> list[int] | None:
+    ids = next((c["prompt_token_ids"] for c in turn.get("chunks") or [] if isinstance(c.get("prompt_token_ids"), list)), None)
+    return list(ids) if ids is not None else None
+
+
+def turn_checks(run: Any, name: str = "") -> list[PromptCheck]:
+    """A tool loop recorded through a server (``record --server``), turn by turn.
+
+    The prompt the server fed the model at turn k+1 must carry turn k exactly as the model wrote
+    it (its analysis, its call with ``<|constrain|>``) followed by the tool results: ours is turn
+    k's prompt, the model's tokens of turn k, and what the server put after the last call (the
+    tool results and ``<|start|>assistant``); the server's is the prompt it returned.
+    """
+    from harmony_viz.servers._answer import answer_of
+    from harmony_viz.tokens import CALL
+
+    turns = (run.metadata.extra or {}).get("server_turns") or []
+    out = []
+    for k in range(1, len(turns)):
+        before, seen = _turn_prompt(turns[k - 1]), _turn_prompt(turns[k])
+        wrote = answer_of("chat-stream", turns[k - 1].get("chunks") or []).token_ids
+        if before is None or seen is None or wrote is None:
+            continue  # a server that returned no ids: nothing to hold the prompt against
+        have = before + list(wrote)
+        calls = [i for i, t in enumerate(seen) if t == CALL and i >= len(before)]
+        ours = have + seen[calls[-1] + 1:] if calls else have + seen[len(have):]
+        diffs = compare_renders(ours, seen, side="server").differences
+        engine = turns[k].get("engine")
+        out.append(PromptCheck(f"{name or run.id} turn {k + 1}", engine, "prompt_token_ids of a recorded turn", diffs, tuple(ours), tuple(seen)))
+    return out
+
+
+def check_path(path: str, *, base_url: str | None = None, engine: str | None = None, model: str | None = None) -> list[PromptCheck]:
+    """prompt-check for one file: a request, a capture, or runs recorded through a server (one check per later turn)."""
+    try:
+        return [check_file(path, base_url=base_url, engine=engine, model=model)]
+    except LensError as exc:
+        if "neither a request body" not in str(exc):
+            raise
+        from harmony_viz.runs import load_runs
+
+        try:
+            runs = [r for r in load_runs(path) if (r.metadata.extra or {}).get("server_turns")]
+        except (OSError, ValueError):
+            runs = []
+        if not runs:
+            raise LensError(f"{path}: neither a request body (messages or input), a capture, nor runs recorded through a server (record --server)") from None
+        return [c for r in runs for c in turn_checks(r, f"{path} {r.id}")]
+
+
 def check_file(path: str, *, base_url: str | None = None, engine: str | None = None, model: str | None = None) -> PromptCheck:
     """prompt-check for one file: a request (live, needs ``base_url``) or a capture (offline from its prompt ids, else live)."""
     request, run = read_prompt_input(path)
