@@ -124,7 +124,7 @@ def test_a_shipped_capture_carries_its_prompt_check_into_the_server_tab():
 @pytest.mark.parametrize(("content", "message"), [
     ('{"messages": 3}', "expected a Chat Completions request"),
     ('[1, 2]', "neither a request body"),
-    ("not json", "not JSON"),
+    ("not json", "invalid JSON at line 1, column 1"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, content, message):
     f = tmp_path / "bad.json"
