@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from harmony_viz.render import Conversation
     from harmony_viz.runs import Run
 
-__all__ = ["Input", "InputError", "Kind", "Stream", "conversation_form", "parse_jsonl_line", "read", "read_path", "read_text"]
+__all__ = ["Input", "InputError", "Kind", "Stream", "bad_json", "conversation_form", "file_text", "parse_jsonl_line", "read", "read_path", "read_text"]
 
 Kind = Literal["text", "ids", "runs", "conversation", "chat", "checks"]
 Form = Literal["conversation", "chat"]
@@ -288,15 +288,28 @@ def read_path(path: str | os.PathLike[str], *, form: Form | None = None) -> Inpu
     lower = p.name.lower()
     if lower.endswith(_BIG_SUFFIXES):
         return _big_runs(p, name, "Parquet" if lower.endswith(".parquet") else "gzipped JSONL")
+    return read_text(file_text(p, name), name, path=p, form=form)
+
+
+def file_text(p: Path, name: str) -> str:
+    """The UTF-8 text of the file ``p`` (called ``name`` in messages); InputError in one line."""
+    if p.is_dir():
+        raise InputError(f"{name}: is a folder, expected a file")
+    if not p.exists():
+        raise InputError(f"{name}: no such file", "missing")
     try:
         data = p.read_bytes()
     except OSError as exc:
         raise InputError(f"{name}: cannot read ({exc.strerror})") from None
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: not UTF-8 text (byte {exc.start})", "not-utf8") from None
-    return read_text(text, name, path=p, form=form)
+
+
+def bad_json(name: str, exc: json.JSONDecodeError) -> InputError:
+    """The one wording for JSON that does not parse: its line and column."""
+    return InputError(f"{name}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", "bad-json")
 
 
 def read_text(text: str, name: str, *, path: Path | None = None, form: Form | None = None) -> Input:
@@ -318,7 +331,7 @@ def read_text(text: str, name: str, *, path: Path | None = None, form: Form | No
         if exc.msg == "Extra data" and _is_jsonl(text):
             return _runs(runs_from_jsonl(text, where), name, "JSONL", path)
         if suffix == ".json" or "<|" not in text:
-            raise InputError(f"{name}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", "bad-json") from None
+            raise bad_json(name, exc) from None
         return Input("text", text, name, "Harmony text", path=path)  # Harmony text that starts with a bracket
     return _read_json(value, name, where, path, form)
 

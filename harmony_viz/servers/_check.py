@@ -83,20 +83,17 @@ def read_stream(path: str) -> list[int]:
 
 
 def read_json(path: str) -> Any:
-    """The JSON value in file ``path``; CheckInputError in one line (as the one reader words it) when it is missing or not JSON."""
-    p = Path(path)
-    if p.is_dir():
-        raise CheckInputError(f"{path}: is a folder, expected a file")
-    if not p.is_file():
-        raise CheckInputError(f"{path}: no such file")
+    """The JSON value in file ``path``; CheckInputError in one line, worded as the one reader words it."""
+    from harmony_viz.inputs import InputError, bad_json, file_text
+
     try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise CheckInputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CheckInputError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        text = file_text(Path(path), path)
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise bad_json(path, exc) from None
+    except InputError as exc:
+        raise CheckInputError(str(exc)) from None
 
 
 def read_request(path: str | None) -> dict[str, Any]:
