@@ -45,6 +45,13 @@ def client_for(base_url: str, *, timeout: float = 120.0) -> Any:
     return openai.OpenAI(base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY", timeout=timeout, max_retries=0)
 
 
+def root_client(base_url: str, *, timeout: float = 120.0) -> Any:
+    """A client for the server's own endpoints beside ``/v1`` (``/health``, ``/props``, ``/apply-template``…)."""
+    import openai
+
+    return openai.OpenAI(base_url=base_url.rstrip("/").removesuffix("/v1"), api_key="unused", max_retries=0, timeout=timeout)
+
+
 def default_model(client: Any) -> str:
     """The first model the server lists; ServerError when it cannot be reached or lists none."""
     import openai

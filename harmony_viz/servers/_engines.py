@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harmony_viz.servers._client import build_request
+from harmony_viz.servers._client import build_request, root_client
 
 ENGINES: tuple[str, ...] = ("vllm", "llama.cpp", "sglang")
 STOP_IDS = (200002, 200012)  # <|return|>, <|call|>: llama.cpp's end-of-generation tokens for gpt-oss
@@ -27,8 +27,7 @@ def detect_engine(base_url: str, *, timeout: float = 10.0) -> str | None:
     import httpx
     import openai
 
-    root = base_url.rstrip("/").removesuffix("/v1")
-    client = openai.OpenAI(base_url=root, api_key="unused", max_retries=0, timeout=timeout)
+    client = root_client(base_url, timeout=timeout)
 
     def get(path: str) -> dict[str, Any] | None:
         try:

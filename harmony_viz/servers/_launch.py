@@ -259,8 +259,9 @@ def wait_healthy(spec: ServerSpec | LlamaSpec, proc: subprocess.Popen[bytes], ti
     import httpx
     import openai
 
-    root = spec.base_url.rsplit("/v1", 1)[0]
-    client = openai.OpenAI(base_url=root, api_key="unused", max_retries=0, timeout=5.0)
+    from harmony_viz.servers._client import root_client
+
+    client = root_client(spec.base_url, timeout=5.0)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -271,7 +272,7 @@ def wait_healthy(spec: ServerSpec | LlamaSpec, proc: subprocess.Popen[bytes], ti
         except (openai.APIError, httpx.HTTPError):
             pass
         time.sleep(1.0)
-    raise LaunchError(f"the server did not answer {root}/health within {timeout:.0f} s")
+    raise LaunchError(f"the server did not answer {str(client.base_url).rstrip('/')}/health within {timeout:.0f} s")
 
 
 def serve(spec: ServerSpec | LlamaSpec, *, timeout: float = 600.0, log: int | None = None) -> int:

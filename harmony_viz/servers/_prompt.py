@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from harmony_viz.servers._client import ServerError, build_request, client_for, default_model
+from harmony_viz.servers._client import ServerError, build_request, client_for, default_model, root_client
 
 
 class PromptUnavailable(ServerError):
@@ -32,10 +32,6 @@ class ServerPrompt:
     source: str
     error: str | None = None
     seconds: float = 0.0
-
-
-def _root(base_url: str) -> str:
-    return base_url.rstrip("/").removesuffix("/v1")
 
 
 def _post(client: Any, path: str, body: dict[str, Any]) -> tuple[int, Any]:
@@ -73,9 +69,8 @@ def _plain(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def _vllm(base_url: str, request: dict[str, Any], kind: str, model: str) -> ServerPrompt:
-    import openai
 
-    client = openai.OpenAI(base_url=_root(base_url), api_key="unused", max_retries=0, timeout=120.0)
+    client = root_client(base_url)
     path = "/v1/chat/completions/render" if kind == "chat" else "/v1/responses/render"
     status, body = _post(client, path, {**_plain(request), "model": model})
     if status == 200 and isinstance(body, dict) and isinstance(body.get("token_ids"), list):
@@ -104,11 +99,10 @@ def _prompt_token_ids(base_url: str, request: dict[str, Any], model: str, source
 
 
 def _llama(base_url: str, request: dict[str, Any], kind: str) -> ServerPrompt:
-    import openai
 
     if kind != "chat":
         raise PromptUnavailable(f"{base_url}: llama.cpp shows only a Chat Completions prompt (/apply-template); send a Chat Completions request")
-    client = openai.OpenAI(base_url=_root(base_url), api_key="unused", max_retries=0, timeout=120.0)
+    client = root_client(base_url)
     status, body = _post(client, "/apply-template", _plain(request))
     if status != 200 or not isinstance(body, dict) or not isinstance(body.get("prompt"), str):
         return ServerPrompt(None, "llama.cpp /apply-template + /tokenize", f"{status}: {_message(body)}")
