@@ -9,6 +9,7 @@ assistant message, earlier turns of a multi-turn chat included.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -137,6 +138,9 @@ def run_usage(run: Run) -> RunUsage:
     cut = prompt or 0
 
     scan_diagnostics = tuple(result.diagnostics)
+    # Diagnostics sorted by start once, so each message finds its own by bisection (linear overall, not messages × diagnostics).
+    order = sorted(range(len(scan_diagnostics)), key=lambda i: scan_diagnostics[i].start)
+    starts = [scan_diagnostics[i].start for i in order]
     messages = []
     for m in result.messages:
         lo, hi = m.body if m.spans else (m.end, m.end)
@@ -145,7 +149,7 @@ def run_usage(run: Run) -> RunUsage:
             "tokens": max(0, m.end - max(m.start, cut)),
             "content_tokens": max(0, hi - max(lo, cut)),
             "chars": len(m.text),
-            "diagnostics": tuple(d.code for d in scan_diagnostics if _inside(d, m.start, m.end)),
+            "diagnostics": _codes_inside(scan_diagnostics, order, starts, m.start, m.end),
         }
         messages.append(MessageUsage(**{f: getattr(m, f) for f in _MESSAGE_FIELDS}, **sizes))
     return RunUsage(
@@ -163,3 +167,9 @@ _MESSAGE_FIELDS = tuple(f.name for f in fields(Message))
 
 def _inside(d: Diagnostic, start: int, end: int) -> bool:
     return start <= d.start < end or (d.start == d.end == end and start < end)
+
+
+def _codes_inside(diagnostics: tuple[Diagnostic, ...], order: list[int], starts: list[int], start: int, end: int) -> tuple[str, ...]:
+    """Codes of the diagnostics inside [start, end), in scan order; only those starting in [start, end] are looked at."""
+    near = order[bisect_left(starts, start) : bisect_right(starts, end)]
+    return tuple(diagnostics[i].code for i in sorted(near) if _inside(diagnostics[i], start, end))
