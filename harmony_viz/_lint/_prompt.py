@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 
 from harmony_viz._lint._codes import diagnostic
-from harmony_viz._lint._tools import DeclaredTool, ToolParseError
-from harmony_viz._lint._typescript import tools_from_typescript
+from harmony_viz._lint._tools import DeclaredTool
+from harmony_viz._lint._typescript import read_typescript
 from harmony_viz._lint._view import turns
 from harmony_viz.scanner import Diagnostic, Message
 
@@ -26,17 +26,16 @@ _CUTOFF_RE = re.compile(r"^Knowledge cutoff:[ \t]*(.*?)[ \t]*$", re.M)
 
 
 def prompt_tools(views: Sequence[Message]) -> tuple[list[DeclaredTool], list[Diagnostic]]:
-    """Tools declared in the system and developer messages, and problems reading them."""
+    """Tools declared in the system and developer messages, and the namespaces that gave none."""
     tools: list[DeclaredTool] = []
     problems: list[Diagnostic] = []
     for view in views:
         if view.role not in ("system", "developer") or "namespace " not in view.text and "## python" not in view.text:
             continue
-        try:
-            found = tools_from_typescript(view.text)
-        except ToolParseError as exc:
-            problems.append(diagnostic("tools-unreadable", f"tool declarations in the {view.role} message (message {view.index}) cannot be read: {exc}", view.body))
-            continue
+        found, bad = read_typescript(view.text)
+        # A namespace that still gave declarations is read; only one that gave none is unreadable.
+        for p in (b for b in bad if not b.recovered):
+            problems.append(diagnostic("tools-unreadable", f"namespace {p.namespace} in the {view.role} message (message {view.index}) declares no tool that can be read: line {p.line}, column {p.column}: {p.message}", view.span_of(p.start, p.end)))
         tools.extend(DeclaredTool(t.namespace, t.name, t.description, t.parameters, *view.span_of(t.start, t.end)) for t in found)
     return tools, problems
 

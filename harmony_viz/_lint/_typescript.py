@@ -23,48 +23,80 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, replace
 from typing import Any
 
 from harmony_viz._lint._tools import DeclaredTool, ToolParseError
 
-__all__ = ["tools_from_typescript"]
+__all__ = ["TypeScriptProblem", "read_typescript", "tools_from_typescript"]
 
 _NAMESPACE_RE = re.compile(r"^namespace (\S+) \{\s*$", re.M)
 _PYTHON_RE = re.compile(r"^## python\s*$", re.M)
-_TYPE_RE = re.compile(r"^type (\S+) = \((.*)$")
+_TYPE_RE = re.compile(r"^type ([^\s=]+)\s*=\s*\((.*)$")
 _FIELD_RE = re.compile(r"^(?P<name>[^:/|{}\s][^:]*?)(?P<opt>\?)?:(?P<rest>.*)$")
 _PRIMITIVES = {"string": "string", "number": "number", "boolean": "boolean", "null": "null"}
+_NAMED_RE = re.compile(r"[A-Za-z_$][\w$.]*(<[^<>]*(<[^<>]*>[^<>]*)*>)?")
+_NAMED_OBJECT_RE = re.compile(r"object|Object|Record<.*>|\{\s*\[\s*\w+\s*:\s*string\s*\]\s*:.*\}")
 _NUMBER_RE = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
 
 
+@dataclass(frozen=True, slots=True)
+class TypeScriptProblem:
+    """A part of a namespace that could not be read: ``line``/``column`` count from 1 in the text read.
+
+    ``recovered`` says whether the namespace still gave declarations (a problem with one
+    declaration's parameters, or a stray line); ``start``/``end`` are offsets (``offset`` added).
+    """
+
+    namespace: str
+    message: str
+    line: int
+    column: int
+    start: int
+    end: int
+    recovered: bool
+
+
 def tools_from_typescript(text: str, *, offset: int = 0) -> list[DeclaredTool]:
-    """Every tool declared in ``text`` (a system or developer message body).
+    """Every tool declared in ``text`` (a system or developer message body); never raises.
 
     Reads each ``namespace X { … } // namespace X`` block and a ``## python`` section (the
     builtin that takes free text). ``offset`` is added to the spans, so they can point
-    into a larger document. Raises ToolParseError naming the line that could not be read.
+    into a larger document. A declaration whose parameters cannot be read still declares
+    its tool (with ``parameters=None``); :func:`read_typescript` also says what went wrong.
     """
+    return read_typescript(text, offset=offset)[0]
+
+
+def read_typescript(text: str, *, offset: int = 0) -> tuple[list[DeclaredTool], list[TypeScriptProblem]]:
+    """The tools declared in ``text`` and the problems met reading them, each declaration on its own."""
     tools: list[DeclaredTool] = []
+    problems: list[TypeScriptProblem] = []
     for m in _NAMESPACE_RE.finditer(text):
         namespace = m.group(1)
         close = text.find(f"}} // namespace {namespace}", m.end())
         if close < 0:
             close = len(text)
-        tools.extend(_parse_namespace(namespace, text, m.end(), close, offset))
+        found, bad = _parse_namespace(namespace, text, m.end(), close, offset)
+        tools.extend(found)
+        # Only a namespace that gave nothing is unreadable; the others lost at most a detail.
+        problems.extend(replace(b, recovered=True) for b in bad) if found else problems.extend(bad[:1])
     for m in _PYTHON_RE.finditer(text):
         tools.append(DeclaredTool(None, "python", "", None, offset + m.start(), offset + m.end()))
-    return tools
+    return tools, problems
 
 
 class _Lines:
-    """A cursor over (line text stripped, start offset, end offset)."""
+    """A cursor over (line text stripped, start offset, end offset), the raw lines beside them."""
 
     def __init__(self, text: str, start: int, end: int, offset: int) -> None:
         self.items: list[tuple[str, int, int]] = []
+        self.raw: list[str] = []
         pos = start
         for raw in text[start:end].split("\n"):
             lead = len(raw) - len(raw.lstrip())
             self.items.append((raw.strip(), offset + pos + lead, offset + pos + len(raw.rstrip())))
+            self.raw.append(raw)
             pos += len(raw) + 1
         self.i = 0
 
@@ -78,14 +110,24 @@ class _Lines:
         self.i += 1
         return item
 
-    def where(self) -> str:
-        line = self.items[min(self.i, len(self.items) - 1)][0] if self.items else ""
-        return f"line {line!r}"
+
+# What a declaration's parameters may fail with on text no renderer wrote; each is caught
+# per declaration, so one odd tool never hides the others.
+_PARSE_ERRORS = (ToolParseError, ValueError, IndexError, KeyError, TypeError, RecursionError)
 
 
-def _parse_namespace(namespace: str, text: str, start: int, end: int, offset: int) -> list[DeclaredTool]:
+def _parse_namespace(namespace: str, text: str, start: int, end: int, offset: int) -> tuple[list[DeclaredTool], list[TypeScriptProblem]]:
     lines = _Lines(text, start, end, offset)
     tools: list[DeclaredTool] = []
+    problems: list[TypeScriptProblem] = []
+
+    def problem(message: str, at: int) -> None:
+        item = lines.items[min(at, len(lines.items) - 1)]
+        pos = item[1] - offset
+        line_no = text.count("\n", 0, pos) + 1
+        column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+        problems.append(TypeScriptProblem(namespace, message, line_no, column, item[1], item[2], recovered=False))
+
     comments: list[str] = []
     decl_start = -1
     while lines.peek() is not None:
@@ -102,17 +144,37 @@ def _parse_namespace(namespace: str, text: str, start: int, end: int, offset: in
             if comments:  # a description's later lines lose their '//' (renderer quirk)
                 comments.append(line)
                 continue
-            raise ToolParseError(f"namespace {namespace}: expected 'type NAME = (…) => any;', got {line!r}")
+            problem(f"expected 'type NAME = (…) => any;', got {line[:80]!r}", lines.i - 1)
+            continue
         name, rest = m.group(1), m.group(2).strip()
-        if rest.startswith(") => any;"):
+        first = lines.i - 1
+        params: dict[str, Any] | None = None
+        try:
+            if rest.startswith(")"):
+                params = None
+            elif rest.startswith("_:"):
+                params = _parse_type_after(rest[2:].strip(), lines)
+            else:
+                raise ToolParseError(f"cannot read the parameters of {name!r}: {line[:80]!r}")
+        except _PARSE_ERRORS as exc:
+            # The name was read, so the tool is declared; only its parameters are unknown.
+            problem(f"{name}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", max(first, lines.i - 1))
             params = None
-        elif rest.startswith("_:"):
-            params = _parse_type_after(rest[2:].strip(), lines)
-        else:
-            raise ToolParseError(f"namespace {namespace}: cannot read the parameters of {name!r}: {line!r}")
+            lines.i = _resync(lines, first + 1)
         tools.append(DeclaredTool(namespace, name, "\n".join(comments), params, decl_start if decl_start >= 0 else s, lines.items[lines.i - 1][2]))
         comments, decl_start = [], -1
-    return tools
+    return tools, problems
+
+
+def _resync(lines: _Lines, i: int) -> int:
+    """The line after a broken declaration's ``}) => any;``, or the next ``type`` line."""
+    for k in range(i, len(lines.items)):
+        text = lines.items[k][0]
+        if _TYPE_RE.match(text) and not lines.raw[k][:1].isspace():
+            return k
+        if text.startswith("})") and "=> any" in text:
+            return k + 1
+    return len(lines.items)
 
 
 def _comment(line: str) -> str:
@@ -156,7 +218,7 @@ def _apply_array_suffix(schema: dict[str, Any], tail: str) -> dict[str, Any]:
 
 def _split_inline(rest: str) -> tuple[str, str]:
     """Split ``"a" | "b"[], // default: a`` into the type and what follows it."""
-    i, n = 0, len(rest)
+    i, n, depth = 0, len(rest), 0
     while i < n:
         ch = rest[i]
         if ch == '"':
@@ -164,12 +226,18 @@ def _split_inline(rest: str) -> tuple[str, str]:
             # quote followed by a separator.
             j = i + 1
             while j < n:
-                if rest[j] == '"' and re.match(r"\s*(\||,|\[\]|$|\))", rest[j + 1 :]):
+                if rest[j] == '"' and re.match(r"\s*(\||,|\[\]|$|\)|\}|>)", rest[j + 1 :]):
                     break
                 j += 1
             i = j + 1
             continue
-        if ch == "," or ch == ")" or rest.startswith("//", i):
+        if ch in "<{([":
+            depth += 1
+        elif ch in ">}]" and depth > 0:
+            depth -= 1
+        elif ch == ")" and depth > 0:
+            depth -= 1
+        elif depth == 0 and (ch == "," or ch == ")" or rest.startswith("//", i)):
             break
         i += 1
     type_text = rest[:i].rstrip()
@@ -181,14 +249,51 @@ def _split_inline(rest: str) -> tuple[str, str]:
     return type_text, rest[i:]
 
 
+def _split_top(text: str, sep: str) -> list[str]:
+    """``text`` split on ``sep`` outside quotes and brackets."""
+    parts, cur, depth, in_str = [], [], 0, False
+    for ch in text:
+        if ch == '"':
+            in_str = not in_str
+        elif not in_str and ch in "<{([":
+            depth += 1
+        elif not in_str and ch in ">})]" and depth > 0:
+            depth -= 1
+        elif not in_str and depth == 0 and ch == sep:
+            parts.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur).strip())
+    return [p for p in parts if p]
+
+
+def _parse_inline_object(body: str) -> dict[str, Any]:
+    """``{a: string, b?: number}`` on one line (chat templates write nested objects so)."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for part in _split_top(body.replace("\n", " "), ","):
+        m = _FIELD_RE.match(part.rstrip(";"))
+        if m is None:
+            raise ToolParseError(f"expected 'name: type' in an inline object, got {part[:60]!r}")
+        name = m.group("name").strip().strip("\"'")
+        properties[name] = _parse_inline(m.group("rest").strip())
+        if not m.group("opt"):
+            required.append(name)
+    out: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        out["required"] = required
+    return out
+
+
 def _split_union(text: str) -> list[str]:
     parts, depth, cur, in_str = [], 0, [], False
     for k, ch in enumerate(text):
         if ch == '"' and (not in_str or re.match(r"\s*(\||\[\]|$)", text[k + 1 :])):
             in_str = not in_str
-        elif not in_str and ch in "<{":
+        elif not in_str and ch in "<{([":
             depth += 1
-        elif not in_str and ch in ">}":
+        elif not in_str and ch in ">})]":
             depth -= 1
         elif not in_str and ch == "|" and depth == 0:
             parts.append("".join(cur).strip())
@@ -245,10 +350,17 @@ def _parse_atom(text: str) -> dict[str, Any]:
     elif text.startswith("Array<") and text.endswith(">"):
         inner = text[6:-1].strip()
         schema = {"type": "array"} if inner == "any" else {"type": "array", "items": _parse_inline(inner)}
-    elif text == "{}":
+    elif text == "{}" or _NAMED_OBJECT_RE.fullmatch(text):
         schema = {"type": "object"}
+    elif text.startswith("{") and text.endswith("}"):
+        schema = _parse_inline_object(text[1:-1])
+    elif text == "integer":
+        schema = {"type": "integer"}  # not TypeScript, but real prompts write it
+    elif _NAMED_RE.fullmatch(text):
+        # A type name TypeScript does not have (Date, int, Path…): what it allows is unknown.
+        schema = {}
     else:
-        raise ToolParseError(f"unknown type {text!r}; expected string, number, boolean, null, any, a literal, Array<…> or {{…}}")
+        raise ToolParseError(f"unknown type {text!r}; expected string, number, boolean, null, any, a literal, a type name, Array<…> or {{…}}")
     return _apply_array_suffix(_alone(schema), suffix) if suffix else schema
 
 
@@ -322,6 +434,8 @@ def _parse_object_body(lines: _Lines) -> dict[str, Any]:
         last = lines.items[lines.i - 1][0]
         # A default or note trails the field's own line or the '}' that closes its type.
         trailing = _trailing_comment(lines) if lines.i - 1 == field_line or last.startswith("}") else None
+        if trailing is not None:
+            trailing = _continued_comment(trailing, lines)
         schema = _attach_comments(schema, comments, trailing)
         properties[name] = schema
         if not m.group("opt"):
@@ -338,7 +452,20 @@ def _starts_type(rest: str) -> bool:
     if rest == "" or rest.startswith(("//", "{", '"', "Array<")):
         return True
     word = re.match(r"[A-Za-z_]+|-?\d", rest)
-    return bool(word) and (word.group(0) in _PRIMITIVES or word.group(0) in ("any", "true", "false") or word.group(0)[-1].isdigit())
+    if bool(word) and (word.group(0) in _PRIMITIVES or word.group(0) in ("any", "true", "false", "integer") or word.group(0)[-1].isdigit()):
+        return True
+    # A type name (``pid: Date,``) only counts as a field when the line reads as one: a type
+    # that parses, then ',' and at most a comment; ``Note: see below`` is prose.
+    if word is None:
+        return False
+    type_text, tail = _split_inline(rest)
+    if not re.fullmatch(r"(\[\])*\s*,\s*(//.*)?", tail):
+        return False
+    try:
+        _parse_inline(type_text)
+    except _PARSE_ERRORS:
+        return False
+    return True
 
 
 def _trailing_comment(lines: _Lines) -> str | None:
@@ -352,6 +479,33 @@ def _trailing_comment(lines: _Lines) -> str | None:
         elif not in_str and line.startswith("//", k):
             return line[k + 2 :].strip()
     return None
+
+
+def _plausible_next(line: str) -> bool:
+    """``line`` could follow a field: a comment, a closer, a union variant or another field."""
+    if line.startswith(("//", "}", "|", ",", "]")):
+        return True
+    m = _FIELD_RE.match(line)
+    return m is not None and _starts_type(m.group("rest"))
+
+
+def _continued_comment(trailing: str, lines: _Lines) -> str:
+    """A trailing comment with the lines it runs on to: the renderer writes defaults and
+    descriptions with their line breaks, so a ``default: "…`` holding newlines spans lines."""
+    if trailing.startswith('default: "') and not (len(trailing) > len('default: "') and trailing.endswith('"')):
+        # An open string: it ends at a raw line ending in '"' that a field, comment or
+        # closer follows (the first such), else at the last line ending in '"'.
+        ends = [k for k in range(lines.i, len(lines.items)) if lines.raw[k].endswith('"')]
+        good = [k for k in ends if k + 1 >= len(lines.items) or _plausible_next(lines.items[k + 1][0])]
+        pick = good[0] if good else ends[-1] if ends else None
+        if pick is not None:
+            trailing = "\n".join([trailing, *lines.raw[lines.i : pick + 1]])
+            lines.i = pick + 1
+        return trailing
+    while lines.peek() is not None and not _plausible_next(lines.peek() or ""):
+        trailing += "\n" + lines.raw[lines.i]
+        lines.i += 1
+    return trailing
 
 
 def _attach_comments(schema: dict[str, Any], comments: list[str], trailing: str | None) -> dict[str, Any]:
@@ -379,4 +533,7 @@ def _loads_or_text(text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError:
-        return text
+        pass
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return text[1:-1]  # a string default the renderer quoted without escaping
+    return text
