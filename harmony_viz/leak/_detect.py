@@ -94,7 +94,12 @@ def exempt_ranges(text: str) -> list[tuple[int, int]]:
 
 
 def _inside(ranges: list[tuple[int, int]], at: int) -> bool:
-    return any(a <= at < b for a, b in ranges)
+    # ``ranges`` are sorted and disjoint (as exempt_ranges returns them): only the last one
+    # starting at or before ``at`` can hold it, found by bisection (not a scan per finding).
+    from bisect import bisect_right
+
+    i = bisect_right(ranges, (at, float("inf")))
+    return i > 0 and at < ranges[i - 1][1]
 
 
 def _script_mixing(text: str, start: int, end: int) -> bool:
