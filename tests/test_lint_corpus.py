@@ -53,7 +53,8 @@ def test_analysis_text_on_bare_commentary(corpus_dir, name):
 @pytest.mark.parametrize("name", ["helpful-1", "helpful-47", "helpful-53", "cyberthreat-1"])
 def test_clean_refusals_only_lack_the_stripped_stop_token(corpus_dir, name):
     completion = _run(corpus_dir, name)["completion_text"]
-    assert [d.code for d in lint(completion, role="assistant")] == ["stop-token"]
+    # the scanner's eos-in-message (info) beside the rule's stop-token: lint reports what parse does too
+    assert [d.code for d in lint(completion, role="assistant")] == ["stop-token", "eos-in-message"]
 
 
 def test_chain_of_thought_dropped_between_calls(corpus_dir):
@@ -86,7 +87,7 @@ def test_no_errors_on_the_well_formed_rag_transcripts(corpus_dir):
         diags = lint(text)
         assert [d for d in diags if d.severity == "error"] == []
         codes.update(d.code for d in diags)
-    assert codes == {"stop-token"}  # vLLM stripped <|return|>; nothing else
+    assert codes == {"stop-token", "eos-in-message"}  # vLLM stripped <|return|>; nothing else
 
 
 def test_announcement_heuristic_is_quiet_on_every_real_final(corpus_dir):

@@ -166,7 +166,7 @@ def test_preamble_ends_in_end(prompt):
 def test_function_call_on_analysis_but_builtins_are_fine(prompt):
     text = prompt + _call("functions.get_weather", '{"location": "Paris"}', channel="analysis")
     d = _only(lint(text), "call-on-analysis")
-    assert d.message.startswith("call to functions.get_weather on the analysis channel")
+    assert "call to functions.get_weather on the analysis channel" in d.message  # the scanner's finding: lint reports it once
     python = prompt + "<|channel|>analysis to=python code<|message|>print(1)<|call|>"
     assert [d.code for d in lint(python)] == ["undeclared-tool"]  # python is not declared in this prompt
     assert "call-on-analysis" not in [d.code for d in lint(python)]

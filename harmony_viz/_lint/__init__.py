@@ -17,6 +17,7 @@ Diagnostics, with spans pointing at the tokens responsible.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -34,6 +35,7 @@ __all__ = [
     "declared_tools",
     "lint",
     "lint_prompt",
+    "select",
     "tools_from_json",
     "tools_from_typescript",
 ]
@@ -45,15 +47,22 @@ Tools = Sequence[DeclaredTool] | Sequence[Mapping[str, Any]] | Mapping[str, Any]
 
 def _views(source: Any, role: str | None) -> list[Any]:
     """Message views of ``source``: a ScanResult, or anything :func:`harmony_viz.inputs.read` reads (text, ids, a path, a run…)."""
+    return _scan_views(source, role)[0]
+
+
+def _scan_views(source: Any, role: str | None) -> tuple[list[Any], tuple[Diagnostic, ...], Any]:
+    """The message views of ``source``, the scanner's own diagnostics of it, and the text or ids scanned (None for a ScanResult)."""
     if hasattr(source, "events") and hasattr(source, "messages"):
         # Already scanned: spans count characters when every piece is as long as its text.
         deltas = [e for e in source.events if type(e).__name__ == "ContentDelta"]
-        return build_views(source, unit="chars" if deltas and all(e.end - e.start == len(e.text) for e in deltas) else "tokens")
+        unit = "chars" if deltas and all(e.end - e.start == len(e.text) for e in deltas) else "tokens"
+        return build_views(source, unit=unit), tuple(source.diagnostics), None
     from harmony_viz.inputs import read
     from harmony_viz.scanner import scan
 
     stream = read(source).stream()
-    return build_views(scan(stream.source, role=role or stream.role), unit="chars" if stream.text is not None else "tokens")
+    result = scan(stream.source, role=role or stream.role)
+    return build_views(result, unit="chars" if stream.text is not None else "tokens"), tuple(result.diagnostics), stream.source
 
 
 def _coerce_tools(tools: Tools | None) -> list[DeclaredTool] | None:
@@ -82,7 +91,7 @@ def declared_tools(source: Any, *, role: str | None = None) -> list[DeclaredTool
     return found
 
 
-def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, check_prompt: bool | None = None) -> list[Diagnostic]:
+def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, check_prompt: bool | None = None, scanner: bool = True) -> list[Diagnostic]:
     """Diagnostics for a Harmony stream: the output rules, and prompt checks on its prompt part.
 
     ``source`` is Harmony text, token ids, a ``ScanResult``, or a path or run (anything
@@ -91,13 +100,15 @@ def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, ch
     is model output, and prompt checks are skipped unless ``check_prompt=True``. ``tools`` (an
     OpenAI ``tools`` array, a request or conversation JSON, rendered TypeScript, or
     DeclaredTools) overrides the tools the prompt declares; with neither, calls are only
-    checked for form. Sorted by position, then severity.
+    checked for form. The scanner's own diagnostics come too (as ruff reports syntax errors
+    beside its rules), each code and span once; ``scanner=False`` leaves them out. Sorted by
+    position, then severity.
     """
     from harmony_viz._lint._output import check_output
     from harmony_viz._lint._prompt import check_prompt as prompt_checks
     from harmony_viz._lint._prompt import prompt_tools
 
-    views = _views(source, role)
+    views, scanned, stream_source = _scan_views(source, role)
     declared = _coerce_tools(tools)
     run_prompt_checks = check_prompt if check_prompt is not None else role is None
     out: list[Diagnostic] = []
@@ -110,6 +121,8 @@ def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, ch
     out.extend(check_output(views, declared, tools_from_prompt=from_prompt, completion=role is not None))
     if run_prompt_checks:
         out.extend(prompt_checks(views))
+    if scanner:
+        out = _beside([d for d in scanned if not (run_prompt_checks and _awaiting_completion(d, stream_source))], out)
     return _sorted(out)
 
 
@@ -118,6 +131,46 @@ def lint_prompt(source: Any, *, role: str | None = None) -> list[Diagnostic]:
     from harmony_viz._lint._prompt import check_prompt
 
     return _sorted(check_prompt(_views(source, role)))
+
+
+def _beside(scanned: Sequence[Diagnostic], linted: list[Diagnostic]) -> list[Diagnostic]:
+    """The scanner's diagnostics and the lints', a lint that repeats a scanner's code on an overlapping span left out (the scanner's wins)."""
+    by_code: dict[str, list[tuple[int, int]]] = {}
+    for d in scanned:
+        by_code.setdefault(d.code, []).append((d.start, d.end))
+    for spans in by_code.values():
+        spans.sort()
+
+    def repeated(d: Diagnostic) -> bool:
+        spans = by_code.get(d.code)
+        if not spans:
+            return False
+        # The scanner's spans of one code do not nest, so the last one starting at or before d's end decides.
+        i = bisect_right(spans, (d.end, d.end)) - 1
+        return i >= 0 and (spans[i] == (d.start, d.end) or (spans[i][0] < d.end and spans[i][1] > d.start))
+
+    return [*scanned, *(d for d in linted if not repeated(d))]
+
+
+def _awaiting_completion(d: Diagnostic, source: Any) -> bool:
+    """A prompt ends in ``<|start|>assistant`` to let the model write: that open header is no error of the prompt."""
+    if d.code != "eos-in-header" or source is None:
+        return False
+    if isinstance(source, str):
+        return d.end == len(source) and source[d.start : d.end] == "<|start|>assistant"
+    from harmony_viz.tokens import encoding
+
+    return d.end == len(source) and list(source[d.start : d.end]) == encoding().encode("<|start|>assistant", allowed_special="all")
+
+
+def select(diags: Sequence[Diagnostic], *, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Diagnostic]:
+    """Keep the diagnostics whose code starts with one of ``select`` (all when empty), then drop those starting with one of ``ignore``.
+
+    >>> found = lint("<|start|>assistant<|channel|> final<|message|>Hi<|return|>")
+    >>> [d.code for d in select(found, select=["bad-"])], [d.code for d in select(found, ignore=["bad"])] == [d.code for d in found if d.code != "bad-channel"]
+    (['bad-channel'], True)
+    """
+    return [d for d in diags if (not select or d.code.startswith(tuple(select))) and not d.code.startswith(tuple(ignore))]
 
 
 def _sorted(diags: list[Diagnostic]) -> list[Diagnostic]:

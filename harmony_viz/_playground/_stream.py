@@ -37,7 +37,7 @@ def read_stream(tokens: Sequence[int]) -> StreamView:
     result = scan(list(tokens))
     found = [(d, "scanner") for d in result.diagnostics]
     try:
-        found += [(d, "lint") for d in lint(list(tokens))]
+        found += [(d, "lint") for d in lint(list(tokens), scanner=False)]  # the scanner's are above
     except Exception as exc:  # noqa: BLE001 - a lint crash must not hide the stream; say so instead
         found.append((Diagnostic("lint-failed", "info", f"the lints could not run on this stream: {exc}", Span(0, 0)), "lint"))
     found.sort(key=lambda p: (p[0].start, p[0].end, p[1] != "scanner"))

@@ -14,12 +14,14 @@ examples:
   harmony-viz lint transcript.txt                       # prompt + completion, Harmony text
   harmony-viz lint completion.txt --role assistant --tools tools.json
   harmony-viz lint conversation.json --strict           # exit 1 on any warning or error
+  harmony-viz lint out.txt --select bad-,tools --ignore constrain-missing
 
 Input: Harmony text, a JSON array of token ids, a run file or Markdown trial (--run N
 picks the run), or conversation JSON (openai-harmony's shape or a Chat Completions
 request; rendered first, tools taken from it). Output: one line {"diagnostics": [{code,
 severity, message, start, end}, ...], "unit": "chars"|"tokens"}: spans count tokens for
-token ids and characters for text. Each finding is also printed on stderr as
+token ids and characters for text. The scanner's diagnostics (what parse reports) are
+listed beside the rules' findings, each once. Each finding is also printed on stderr as
 PATH:LINE:COL: severity code message, with the line and a caret. Exit 0, or 1 with
 --strict when a warning or error was found, 2 on bad input.
 """
@@ -27,12 +29,29 @@ PATH:LINE:COL: severity code message, with the line and a caret. Exit 0, or 1 wi
 
 def add_parser(subparsers: Any) -> None:
     p = command(subparsers, "lint", run, help="check model output against the dialect's rules, and the prompt itself", description="Check a Harmony stream: calls to undeclared tools, arguments that miss the "
-        "schema, reasoning on visible channels, and prompts that make gpt-oss fail.", epilog=EXAMPLES)
+        "schema, reasoning on visible channels, and prompts that make gpt-oss fail; the scanner's own findings (what parse reports) come too.", epilog=EXAMPLES)
     p.add_argument("file", metavar="FILE|-", help="file to read, or - for standard input")
     add_role(p)
     p.add_argument("--tools", metavar="TOOLS.json", help="the declared tools: an OpenAI tools array (overrides the prompt's)")
     p.add_argument("--strict", action="store_true", help="exit 1 when anything at warning or above is found")
+    p.add_argument("--select", type=_codes, default=(), metavar="CODE,…", help="report only these codes (a code or a prefix: bad- selects bad-channel, bad-role…)")
+    p.add_argument("--ignore", type=_codes, default=(), metavar="CODE,…", help="leave these codes out (a code or a prefix), after --select")
     p.add_argument("--run", type=int, default=None, metavar="N", help="for run files holding several runs (JSONL, a Markdown trial): which one (0-based, default 0)")
+
+
+def _codes(value: str) -> tuple[str, ...]:
+    """A comma-separated list of codes or prefixes, each of which names at least one known code."""
+    from harmony_viz._lint import CODES
+    from harmony_viz.scanner import DIAGNOSTIC_CODES
+
+    known = [*CODES, *DIAGNOSTIC_CODES]
+    items = tuple(c.strip() for c in value.split(",") if c.strip())
+    if not items:
+        raise argparse.ArgumentTypeError("expected one or more codes or prefixes, comma-separated")
+    for item in items:
+        if not any(code.startswith(item) for code in known):
+            raise argparse.ArgumentTypeError(f"{item!r} is no code and starts none (see `harmony-viz lint --help` and the README's codes)")
+    return items
 
 
 def load_tools(path: str) -> list[Any]:
@@ -50,7 +69,7 @@ def load_tools(path: str) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz._lint import ToolParseError, lint, tools_from_json
+    from harmony_viz._lint import ToolParseError, lint, select, tools_from_json
 
     found = read_source(args.file)
     stream = found.stream(args.run)
@@ -64,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
             raise CLIError(f"{args.file}: {exc}") from None
     say_read(found, stream)  # once every input is known good: bad input stays one line
     source = stream.source
-    diagnostics = lint(source, role=args.role or stream.role, tools=tools)
+    diagnostics = select(lint(source, role=args.role or stream.role, tools=tools), select=args.select, ignore=args.ignore)
     show_findings(diagnostics, finding_name(args.file), source)
     write_json({"diagnostics": [d.to_json() for d in diagnostics], "unit": "chars" if isinstance(source, str) else "tokens"})
     if args.strict and any(d.severity in ("error", "warning") for d in diagnostics):
