@@ -133,11 +133,19 @@ class ChatStream:
     def feed(self, changes: list[tuple[str, TurnMessage, str]]) -> list[dict[str, Any]]:
         """Chunks for one step's changes (also appended to ``self.chunks``)."""
         deltas: list[dict[str, Any]] = []
+        # The pieces of a merged run (delta index -> texts), joined once when the step is done:
+        # appending to the chunk's string each time would copy it over and over (quadratic).
+        texts: dict[int, list[str]] = {}
+        args: dict[int, list[str]] = {}
 
         def put(key: str, text: str) -> None:
             # Merge runs of the same field within a step into one chunk.
-            if deltas and key in deltas[-1] and len(deltas[-1]) == 1 and isinstance(deltas[-1][key], str):
-                deltas[-1][key] += text
+            last = deltas[-1] if deltas else None
+            if last is not None and key in last and len(last) == 1 and isinstance(last[key], str):
+                pieces = texts.get(len(deltas) - 1)
+                if pieces is None:
+                    pieces = texts[len(deltas) - 1] = [last[key]]
+                pieces.append(text)
             else:
                 deltas.append({key: text})
 
@@ -145,7 +153,10 @@ class ChatStream:
             self._sent_args[msg.message] = self._sent_args.get(msg.message, 0) + len(text)
             last = deltas[-1] if deltas else None
             if last and "tool_calls" in last and last["tool_calls"][0]["index"] == msg.function_index:
-                last["tool_calls"][0]["function"]["arguments"] += text
+                pieces = args.get(len(deltas) - 1)
+                if pieces is None:
+                    pieces = args[len(deltas) - 1] = [last["tool_calls"][0]["function"]["arguments"]]
+                pieces.append(text)
             else:
                 deltas.append({"tool_calls": [{"index": msg.function_index, "function": {"arguments": text}}]})
 
@@ -153,6 +164,8 @@ class ChatStream:
             if what == "reset":
                 self._reset()
                 deltas.clear()
+                texts.clear()
+                args.clear()
                 continue
             if what == "start":
                 if not self._started:
@@ -193,6 +206,11 @@ class ChatStream:
                 sent = self._sent_args.get(msg.message, 0)
                 if len(text) > sent and msg.text[:sent] == text[:sent]:
                     put_args(msg, text[sent:])
+        for i, pieces in texts.items():
+            (key,) = deltas[i]
+            deltas[i][key] = "".join(pieces)
+        for i, pieces in args.items():
+            deltas[i]["tool_calls"][0]["function"]["arguments"] = "".join(pieces)
         out = [self._chunk(d) for d in deltas]
         self.chunks.extend(out)
         return out
