@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from harmony_viz.findings import Codes, Finding, Span
@@ -101,6 +103,20 @@ def _contains(haystack: str, needle: str) -> bool:
     return bool(n) and n in norm(haystack)
 
 
+class _Norms(dict):  # type: ignore[type-arg]
+    """:func:`norm` of each text, worked out once per comparison: the answer's texts are asked
+    about once per message, and normalising them each time made a comparison quadratic."""
+
+    def __missing__(self, text: str) -> str:
+        out = self[text] = norm(text)
+        return out
+
+    def contains(self, haystack: str, needle: str) -> bool:
+        """:func:`_contains`, with both sides normalised at most once."""
+        n = self[needle]
+        return bool(n) and n in self[haystack]
+
+
 def _json_equal(a: str, b: str) -> bool | None:
     """True/False when both parse as JSON, None when either does not."""
     try:
@@ -131,29 +147,33 @@ def compare(api: str, server: Answer, expected: Answer, messages: Sequence[Any],
     out: list[Discrepancy] = []
     args_text = "\n".join(c.arguments for c in server.calls)
     everything = "\n".join((server.content, server.reasoning, args_text))
-    expected_calls = [c.name for c in expected.calls]
+    expected_calls = frozenset(c.name for c in expected.calls)  # a set: looked up once per message
     n = len(ids)
-    texts = [m for m in messages if norm(body(m)) and not (m.tool_name and m.tool_name in expected_calls)]
+    norms = _Norms()
+    contains = norms.contains
+    texts = [m for m in messages if norms[body(m)] and not (m.tool_name and m.tool_name in expected_calls)]
     for m in texts:
         text, where, label = body(m), at(m, n), m.channel or "no channel"
-        visible = _contains(expected.content, text)
-        hidden = not visible and _contains(expected.reasoning, text)
-        if hidden and _contains(server.content, text):
+        visible = contains(expected.content, text)
+        hidden = not visible and contains(expected.reasoning, text)
+        if hidden and contains(server.content, text):
             out.append(finding("reasoning-in-content", f"message {m.index} ({label}) is reasoning by its tokens but is in the server's content", where))
-        if m.kind == "preamble" and visible and not _contains(server.content, text):
-            place = ("a reasoning item" if server.reasoning_in_items else "reasoning") if _contains(server.reasoning, text) else "nowhere"
+        if m.kind == "preamble" and visible and not contains(server.content, text):
+            place = ("a reasoning item" if server.reasoning_in_items else "reasoning") if contains(server.reasoning, text) else "nowhere"
             out.append(finding("preamble-hidden", f"the preamble in message {m.index} is not visible: it is in {place}", where))
-        if not _contains(everything, text):
+        if not contains(everything, text):
             out.append(finding("text-dropped", f"the body of message {m.index} ({label}, {len(text)} chars) appears nowhere in the answer", where))
     calls = [m for m in messages if m.tool_name and m.tool_name in expected_calls]
     for m in calls:
-        if norm(body(m)) and (_contains(server.content, body(m)) or _contains(server.content, _compact(body(m)))):
+        if norms[body(m)] and (contains(server.content, body(m)) or contains(server.content, _compact(body(m)))):
             out.append(finding("tool-json-in-content", f"the arguments of the call to {m.tool_name} (message {m.index}) are in the content", at(m, n)))
     out += _compare_calls(server.calls, expected.calls, calls, n, missing_severity="info" if tools_withheld else None)
+    ours: str | None = None
     for literal in sorted(set(_SPECIAL_RE.findall(everything))):
         if special_by_literal(literal) is None:
             continue
-        ours = "\n".join((expected.content, expected.reasoning, *(c.arguments for c in expected.calls)))
+        if ours is None:  # joined once, not once per literal
+            ours = "\n".join((expected.content, expected.reasoning, *(c.arguments for c in expected.calls)))
         if everything.count(literal) > ours.count(literal):
             out.append(finding("control-token-in-content", f"{literal} is spelled out in the server's text", _where_of_token(ids, literal)))
     if server.finish != expected.finish:
@@ -162,7 +182,7 @@ def compare(api: str, server: Answer, expected: Answer, messages: Sequence[Any],
     if server.reasoning_tokens is not None and expected.reasoning_tokens is not None and server.reasoning_tokens != expected.reasoning_tokens:
         out.append(finding("reasoning-tokens-mismatch", f"usage counts {server.reasoning_tokens} reasoning tokens, the tokens hold {expected.reasoning_tokens}"))
     if api.startswith("responses"):
-        out += _item_order(server, messages, n)
+        out += _item_order(server, messages, n, norms)
     elif server.reasoning_fields and not set(server.reasoning_fields) & set(expected.reasoning_fields or ("reasoning_content",)):
         ours = "/".join(expected.reasoning_fields or ("reasoning_content",))
         out.append(finding("field-name", f"reasoning comes as `{'/'.join(server.reasoning_fields)}`; our projection writes `{ours}`"))
@@ -179,16 +199,26 @@ def _compact(text: str) -> str:
 def _compare_calls(got: Sequence[Call], want: Sequence[Call], calls: Sequence[Any], n: int, *, missing_severity: str | None = None) -> list[Discrepancy]:
     """Calls matched by name in order; the rest are missing or extra."""
     out: list[Discrepancy] = []
-    left = list(got)
+    # By name, found in one look-up each (not a scan of every call per wanted call): the first
+    # call of the tokens with a name, and the server's calls of a name not yet matched, in order.
+    first_call: dict[str, Any] = {}
+    for c in calls:
+        first_call.setdefault(c.tool_name, c)
+    unmatched: dict[str, deque[int]] = {}
+    for j, g in enumerate(got):
+        unmatched.setdefault(g.name, deque()).append(j)
+    taken: set[int] = set()
     for i, w in enumerate(want):
-        m = calls[i] if i < len(calls) and calls[i].tool_name == w.name else next((c for c in calls if c.tool_name == w.name), None)
+        m = calls[i] if i < len(calls) and calls[i].tool_name == w.name else first_call.get(w.name)
         where = at(m, n) if m is not None else None
-        match = next((g for g in left if g.name == w.name), None)
-        if match is None:
+        queue = unmatched.get(w.name)
+        if not queue:
             why = " (the replay sent no tools)" if missing_severity else ""
             out.append(finding("tool-call-missing", f"the call to {w.name} is not among the server's tool calls{why}", where, severity=missing_severity))
             continue
-        left.remove(match)
+        j = queue.popleft()
+        taken.add(j)
+        match = got[j]
         if match.arguments == w.arguments:
             continue
         same = _json_equal(match.arguments, w.arguments)
@@ -196,19 +226,36 @@ def _compare_calls(got: Sequence[Call], want: Sequence[Call], calls: Sequence[An
             out.append(finding("arguments-reserialized", f"{w.name}: {match.arguments!r} is the same JSON as {w.arguments!r}", where))
         else:
             out.append(finding("arguments-changed", f"{w.name}: the server sends {match.arguments!r}, the tokens hold {w.arguments!r}", where))
-    for g in left:
-        out.append(finding("tool-call-extra", f"the server returns a call to {g.name} that the tokens do not make"))
+    for j, g in enumerate(got):
+        if j not in taken:
+            out.append(finding("tool-call-extra", f"the server returns a call to {g.name} that the tokens do not make"))
     return out
 
 
-def _item_order(server: Answer, messages: Sequence[Any], n: int) -> list[Discrepancy]:
+def _item_order(server: Answer, messages: Sequence[Any], n: int, norms: _Norms | None = None) -> list[Discrepancy]:
     """Each item mapped to the first unused message it carries; their indices must not go back."""
+    norms = _Norms() if norms is None else norms
     used: set[int] = set()
     last = -1
+    # Call items look their messages up by name; text items scan the messages without a tool
+    # name from the first one not yet used (those before it are all taken): in token order,
+    # the first one looked at is the one, so the whole pass stays linear.
+    by_name: dict[Any, deque[Any]] = {}
+    for m in messages:
+        by_name.setdefault(m.tool_name, deque()).append(m)
+    texts = [m for m in messages if not m.tool_name]
+    first = 0
     for item in server.items:
-        m = next((m for m in messages if m.index not in used and (
-            (item.type in ("function_call", "mcp_call") and m.tool_name == item.text) or
-            (item.type in ("message", "reasoning") and not m.tool_name and _contains(item.text, body(m))))), None)
+        m = None
+        if item.type in ("function_call", "mcp_call"):
+            queue = by_name.get(item.text)
+            while queue and queue[0].index in used:
+                queue.popleft()
+            m = queue[0] if queue else None
+        elif item.type in ("message", "reasoning"):
+            while first < len(texts) and texts[first].index in used:
+                first += 1
+            m = next((m for m in islice(texts, first, None) if m.index not in used and norms.contains(item.text, body(m))), None)
         if m is None:
             continue
         used.add(m.index)
