@@ -201,12 +201,33 @@ def _parse_type_after(rest: str, lines: _Lines) -> dict[str, Any]:
         schema = dict(_parse_object_body(lines), description="\n".join(note))
         close, _s, _e = lines.take()
         return _apply_array_suffix(schema, close[1:])
+    if rest.startswith("{") and rest != "{":
+        close = _matching_brace(rest)
+        if close > 0:  # the whole object on one line, as chat templates write it
+            schema = _parse_inline_object(rest[1:close])
+            tail = rest[close + 1 :]
+            return _apply_array_suffix(schema, tail.strip())
     if rest.startswith("{"):
         schema = _parse_object_body(lines)
         close, _s, _e = lines.take()
         return _apply_array_suffix(schema, close[1:])
     inline, tail = _split_inline(rest)
     return _apply_array_suffix(_parse_inline(inline), tail)
+
+
+def _matching_brace(text: str) -> int:
+    """Where the ``{`` that starts ``text`` closes, outside quotes; -1 when not on this line."""
+    depth, in_str = 0, False
+    for k, ch in enumerate(text):
+        if ch == '"':
+            in_str = not in_str
+        elif not in_str and ch == "{":
+            depth += 1
+        elif not in_str and ch == "}":
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
 
 
 def _apply_array_suffix(schema: dict[str, Any], tail: str) -> dict[str, Any]:
@@ -416,7 +437,9 @@ def _parse_object_body(lines: _Lines) -> dict[str, Any]:
         nxt = lines.peek()
         if nxt is None:
             raise ToolParseError("an object type has no closing '}'")
-        if nxt.startswith("}"):
+        # After a description's first '//' line, a '}' line is more of it: the renderer
+        # always writes the field a description belongs to before closing.
+        if nxt.startswith("}") and not comments:
             break
         line, _s, _e = lines.take()
         if line.startswith("//"):
