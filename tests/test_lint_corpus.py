@@ -96,3 +96,36 @@ def test_announcement_heuristic_is_quiet_on_every_real_final(corpus_dir):
     texts += [json.loads(p.read_text())["output_text"] for p in sorted((corpus_dir / "ndurner_gpt-oss-rt-run" / "finding5_runs").glob("*.json"))]
     assert len(texts) > 100
     assert [d for text in texts for d in lint(text) if d.code == "announced-no-call"] == []
+
+
+def corpus_transcripts(corpus_dir: Path) -> list[tuple[str, str]]:
+    """(name, text) of every transcript in the corpus (see its INDEX.md): walkthroughs, runs, trial turns, notebook outputs."""
+    rt = corpus_dir / "ndurner_gpt-oss-rt-run"
+    out: list[tuple[str, str]] = []
+    for file in ("findings-tournament.json", "findings-rag.json"):
+        for k, text in enumerate(json.loads((rt / file).read_text())["harmony_response_walkthroughs"]):
+            out.append((f"{file}[{k}]", text))
+    for path in sorted((rt / "finding5_runs").glob("*.json")):
+        out.append((path.name, json.loads(path.read_text())["output_text"]))
+    for path in sorted((corpus_dir / "aldehir_tool_calling").glob("*.md")):
+        out.extend((f"{path.name} turn {k}", turn) for k, turn in enumerate(aldehir_turns(path)))
+    for path in (corpus_dir / "unsloth_notebook_outputs" / "unsloth_gpt-oss_outputs.jsonl", corpus_dir / "openai_gpt-oss_rft_notebook" / "rft_outputs.jsonl"):
+        for k, line in enumerate(path.read_text().splitlines()):
+            out.append((f"{path.name}[{k}]", json.loads(line)["output_text"]))
+    return out
+
+
+def test_every_transcript_reads_its_declared_tools(corpus_dir):
+    """Issue 25: no transcript's namespaces are unreadable, and no call to a tool its prompt declares is 'undeclared'."""
+    from harmony_viz._lint import declared_tools
+
+    transcripts = corpus_transcripts(corpus_dir)
+    assert len(transcripts) > 100
+    bad = []
+    for name, text in transcripts:
+        declared = {t.recipient for t in declared_tools(text)}
+        for d in lint(text):
+            called = re.search(r"'([^']+)'", d.message)
+            if d.code == "tools-unreadable" or (d.code == "undeclared-tool" and called and called.group(1) in declared):
+                bad.append((name, d.code, d.message))
+    assert bad == []
