@@ -84,3 +84,46 @@ def test_door_benchmark_stream_is_real_transcripts_cut_to_length(corpus_dir, enc
     assert len(ids) == 5000
     text = enc.decode(ids)
     assert text.startswith("<|start|>system<|message|>") and "to=functions.get_weather" in text
+
+
+def test_linear_benchmark_reports_growth_and_stats_against_parse(corpus_dir, capsys):
+    """Run tiny (two sizes of an eighth of a MB or less, one round): the growth check is worked out and printed, no speed asserted."""
+    from benchmarks import bench_linear
+
+    piece = bench_linear.transcript(corpus_dir)
+    assert piece.startswith("<|start|>system<|message|>") and "\n\n<|start|>assistant" in piece
+    text = bench_linear.long_text(piece, 0.0625)
+    assert text == piece * round(62_500 / len(piece.encode("utf-8")))
+    result = bench_linear.bench_linear(piece, [0.03125, 0.0625], 1, 0.0625)
+    first, last = (row["ratio"] for row in result["sizes"])
+    assert set(result["growth"]) == set(bench_linear.COMMANDS) == set(first)
+    for c in bench_linear.COMMANDS:
+        assert result["growth"][c] == pytest.approx(last[c] / first[c])
+    assert result["growth_ok"] == all(g <= 1.5 for g in result["growth"].values())
+    v = result["versus"]
+    assert v["ratio"] == pytest.approx(v["stats"] / v["parse"]) and v["ok"] == (v["ratio"] <= 2.0)
+
+    assert bench_linear.main(["--corpus", str(corpus_dir), "--rounds", "1", "--sizes", "0.0625,0.03125", "--versus", "0.0625"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    num = r"[\d.]+"
+    assert re.fullmatch(r"input: cities_15_cot_true_trial-0\.md, its last turn's conversation \([\d,]+ chars\) repeated; one process, vocabulary loaded, CPU seconds, median of 1", lines[0])
+    assert lines[1].split() == ["size", "encode", "parse", "lint", "stats", "html"]
+    assert [l.split()[0] for l in lines[2:4]] == ["0.03125", "0.0625"]  # smallest first, whatever the order given
+    assert all(re.fullmatch(rf"\s*{num} MB\s+{num}s" + rf"\s+{num}s\s+{num}x" * 4, l) for l in lines[2:4])
+    assert re.fullmatch(rf"growth \(0\.0625 MB ratio / 0\.03125 MB ratio, limit 1\.50\): parse {num}, lint {num}, stats {num}, html {num}; (within limit|OVER LIMIT)", lines[4])
+    assert re.fullmatch(rf"stats vs parse at 0\.0625 MB: stats {num} s, parse {num} s, stats / parse {num}x \(limit 2\.00x\); (within limit|OVER LIMIT)", lines[5])
+    assert len(lines) == 6
+
+
+@pytest.mark.parametrize(("bad", "why"), [
+    (["--sizes", "1"], "--sizes 1: give at least two sizes above 0"),
+    (["--sizes", "1,x"], "--sizes 1,x: give sizes in MB"),
+    (["--versus", "-1"], "--versus -1: give a size in MB, or 0 to skip"),
+    (["--rounds", "0"], "--rounds 0: give at least 1"),
+])
+def test_linear_benchmark_rejects_bad_arguments(bad, why, capsys):
+    from benchmarks import bench_linear
+
+    with pytest.raises(SystemExit) as e:
+        bench_linear.main(bad)
+    assert e.value.code == 2 and why in capsys.readouterr().err
