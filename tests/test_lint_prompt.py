@@ -147,7 +147,11 @@ def test_no_system_message():
 
 
 def test_unreadable_tool_declaration(reference_encoding):
-    text = _render(reference_encoding, _user("hi")).replace("location: string,", "location: Date,")
-    (d,) = lint_prompt(text)
-    assert (d.code, d.severity) == ("tools-unreadable", "warning")
-    assert "unknown type 'Date'" in d.message
+    rendered = _render(reference_encoding, _user("hi"))
+    # a type name TypeScript lacks is read as a named type (real prompts write `pid: integer`)
+    assert lint_prompt(rendered.replace("location: string,", "location: Date,")) == []
+    # a namespace body from which no declaration can be recovered is reported, with where
+    text = rendered.replace("type get_weather = (_: {\nlocation: string,\n}) => any;", "function f() {}")
+    (d,) = [d for d in lint_prompt(text) if d.code == "tools-unreadable"]
+    assert d.severity == "warning"
+    assert "line " in d.message and "column " in d.message

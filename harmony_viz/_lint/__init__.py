@@ -82,7 +82,8 @@ def declared_tools(source: Any, *, role: str | None = None) -> list[DeclaredTool
     """The tools a rendered prompt declares (system builtins and developer functions).
 
     ``source`` is Harmony text, token ids or a ``ScanResult``. Spans point into it.
-    Raises ToolParseError when a ``namespace … { … }`` block cannot be read.
+    Never raises on prompt text: a declaration that cannot be read is skipped (lint reports it as
+    ``tools-unreadable``, with its line and column) and the others are still read.
     """
     found: list[DeclaredTool] = []
     for view in _views(source, role):

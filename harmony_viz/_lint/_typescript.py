@@ -78,6 +78,11 @@ def read_typescript(text: str, *, offset: int = 0) -> tuple[list[DeclaredTool], 
         if close < 0:
             close = len(text)
         found, bad = _parse_namespace(namespace, text, m.end(), close, offset)
+        if not found and not bad and text[m.end() : close].strip():
+            # Text that reads as nothing (a description with no declaration after it) is still unreadable.
+            line_no = text.count("\n", 0, m.start()) + 1
+            column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+            bad = [TypeScriptProblem(namespace, f"no declaration in namespace {namespace}", line_no, column, offset + m.start(), offset + m.end(), recovered=False)]
         tools.extend(found)
         # Only a namespace that gave nothing is unreadable; the others lost at most a detail.
         problems.extend(replace(b, recovered=True) for b in bad) if found else problems.extend(bad[:1])
