@@ -107,8 +107,10 @@ def from_chat(obj: dict[str, Any]) -> Answer:
 
 def from_chat_chunks(chunks: list[dict[str, Any]]) -> Answer:
     """``chat.completion.chunk`` objects, joined as a client would join them."""
-    text = {"content": "", **{f: "" for f in REASONING_FIELDS}}
-    calls: dict[int, list[str]] = {}
+    # Pieces joined once at the end: adding each chunk's text to a string copied it over and
+    # over (a server streams a chunk per token).
+    pieces: dict[str, list[str]] = {"content": [], **{f: [] for f in REASONING_FIELDS}}
+    calls: dict[int, tuple[list[str], list[str]]] = {}
     finish = None
     usage = None
     ids: list[int] = []
@@ -118,14 +120,14 @@ def from_chat_chunks(chunks: list[dict[str, Any]]) -> Answer:
         usage = chunk.get("usage") or usage
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {}
-            for key in text:
+            for key, got in pieces.items():
                 if isinstance(delta.get(key), str):
-                    text[key] += delta[key]
+                    got.append(delta[key])
             for call in delta.get("tool_calls") or []:
-                entry = calls.setdefault(int(call.get("index") or 0), ["", ""])
+                entry = calls.setdefault(int(call.get("index") or 0), ([], []))
                 fn = call.get("function") or {}
-                entry[0] += fn.get("name") or ""
-                entry[1] += fn.get("arguments") or ""
+                entry[0].append(fn.get("name") or "")
+                entry[1].append(fn.get("arguments") or "")
             finish = choice.get("finish_reason") or finish
             if isinstance(choice.get("token_ids"), list):
                 has_ids = True
@@ -136,12 +138,13 @@ def from_chat_chunks(chunks: list[dict[str, Any]]) -> Answer:
         from_logprobs = logprob_ids(choices)
         has_ids, ids = from_logprobs is not None, from_logprobs or []
         source = "logprobs" if has_ids else None
+    text = {key: "".join(got) for key, got in pieces.items()}
     fields = tuple(f for f in REASONING_FIELDS if text[f])
     return Answer(
         content=text["content"],
         reasoning=next((text[f] for f in fields), ""),
         reasoning_fields=fields,
-        calls=tuple(Call(_short_name(n), a) for _, (n, a) in sorted(calls.items())),
+        calls=tuple(Call(_short_name("".join(n)), "".join(a)) for _, (n, a) in sorted(calls.items())),
         finish=finish,
         reasoning_tokens=_reasoning_tokens(usage, "completion_tokens_details"),
         token_ids=tuple(ids) if has_ids else None,
@@ -202,31 +205,32 @@ def final_response(events: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def from_response_events(events: list[dict[str, Any]]) -> Answer:
     """Responses stream events, joined from their deltas (items and finish from the last response)."""
-    content: dict[int, str] = {}
-    reasoning: dict[int, str] = {}
-    args: dict[int, str] = {}
+    # Each item's deltas kept as pieces and joined once (not a string grown per event).
+    content: dict[int, list[str]] = {}
+    reasoning: dict[int, list[str]] = {}
+    args: dict[int, list[str]] = {}
     names: dict[int, tuple[str, str]] = {}
     for event in events:
         kind = event.get("type")
         at = int(event.get("output_index") or 0)
         if kind == "response.output_text.delta":
-            content[at] = content.get(at, "") + (event.get("delta") or "")
+            content.setdefault(at, []).append(event.get("delta") or "")
         elif kind in ("response.reasoning_text.delta", "response.reasoning_summary_text.delta"):
-            reasoning[at] = reasoning.get(at, "") + (event.get("delta") or "")
+            reasoning.setdefault(at, []).append(event.get("delta") or "")
         elif kind in ("response.function_call_arguments.delta", "response.mcp_call_arguments.delta"):
-            args[at] = args.get(at, "") + (event.get("delta") or "")
+            args.setdefault(at, []).append(event.get("delta") or "")
         elif kind in ("response.output_item.added", "response.output_item.done"):
             item = event.get("item") or {}
             if item.get("type") in ("function_call", "mcp_call"):
                 names[at] = (_short_name(str(item.get("name") or "")), str(item.get("type")))
                 if kind == "response.output_item.done" and at not in args and item.get("arguments"):
-                    args[at] = str(item["arguments"])  # sent whole, without deltas
+                    args[at] = [str(item["arguments"])]  # sent whole, without deltas
     final = final_response(events)
     done = from_response(final) if final is not None else Answer()
     return Answer(
-        content=_join([content[k] for k in sorted(content)]),
-        reasoning=_join([reasoning[k] for k in sorted(reasoning)]),
-        calls=tuple(Call(names[k][0], args.get(k, ""), names[k][1]) for k in sorted(names)),
+        content=_join(["".join(content[k]) for k in sorted(content)]),
+        reasoning=_join(["".join(reasoning[k]) for k in sorted(reasoning)]),
+        calls=tuple(Call(names[k][0], "".join(args.get(k, ())), names[k][1]) for k in sorted(names)),
         finish=done.finish,
         reasoning_tokens=done.reasoning_tokens,
         items=done.items,
