@@ -404,11 +404,21 @@ class Trace:
                 fold.add(r.event, r.step)
         return tuple(fold.messages(include_open=True))
 
+    @cached_property
+    def _deltas_by_message(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(order, messages)``: delta numbers sorted by message (stream order kept within one), and their messages."""
+        order = np.argsort(self.deltas.message, kind="stable")
+        return order, self.deltas.message[order]
+
     def content(self, message: int, until: int | None = None) -> str:
         """The body of ``message`` as streamed up to step ``until`` (the end when None)."""
         d = self.deltas
         last = self.n_steps - 1 if until is None else until
-        picked = np.flatnonzero((d.message == message) & (d.step <= last))
+        # the message's deltas by bisection, not a pass over every delta per call; steps grow
+        # with the delta number, so those up to ``last`` are a prefix of them
+        order, messages = self._deltas_by_message
+        own = order[np.searchsorted(messages, message, side="left") : np.searchsorted(messages, message, side="right")]
+        picked = own[: int(np.searchsorted(d.step[own], last, side="right"))]
         return "".join(self.delta(int(i)).text for i in picked)
 
     def to_payload(self, extra: Mapping[str, Sequence[int]] | None = None) -> tuple[dict[str, Any], bytes]:
