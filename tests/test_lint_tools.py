@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harmony_viz._lint import DeclaredTool, ToolParseError, tools_from_json, tools_from_typescript
-from harmony_viz._lint._typescript import read_typescript
+from harmony_viz._lint import read_typescript
 
 openai_harmony = pytest.importorskip("openai_harmony")
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from harmony_viz._lint import declared_tools, lint
-from harmony_viz._lint._typescript import read_typescript
+from harmony_viz._lint import read_typescript
 from harmony_viz.render import Conversation, DeveloperContent, Message, SystemContent, ToolDescription, render_text
 
 # Codes that say the prompt's tools were misread; none may appear on a render of ours.

@@ -23,7 +23,7 @@ from typing import Any
 
 from harmony_viz._lint._codes import CODES
 from harmony_viz._lint._tools import DeclaredTool, ToolParseError, tools_from_json
-from harmony_viz._lint._typescript import tools_from_typescript
+from harmony_viz._lint._typescript import TypeScriptProblem, read_typescript, tools_from_typescript
 from harmony_viz._lint._view import build_views
 from harmony_viz.scanner import Diagnostic
 
@@ -31,10 +31,12 @@ __all__ = [
     "CODES",
     "DeclaredTool",
     "ToolParseError",
+    "TypeScriptProblem",
     "build_views",
     "declared_tools",
     "lint",
     "lint_prompt",
+    "read_typescript",
     "select",
     "tools_from_json",
     "tools_from_typescript",
