@@ -204,6 +204,26 @@ def test_repair_appends_to_existing_reasoning_and_leaves_clean_text_alone():
 def test_detector_and_repair_never_raise_and_escaped_text_never_trips_h(text, surface):
     report = detect_leak(text, surface)
     assert set(report.signals) <= {"H", "M", "C", "G", "S", "B", "R", "T"}
-    assert report.leak == (("T" in report.signals) if surface == "tool_arg" else any("H" in f.letters or len(f.letters) > 1 for f in report.findings))
+    if surface == "tool_arg":  # markup after the JSON value; or any control token where no JSON value reads
+        try:
+            json.JSONDecoder().raw_decode(text, len(text) - len(text.lstrip()))
+            is_json = True
+        except ValueError:
+            is_json = False
+        assert report.leak == ("T" in report.signals or (not is_json and "H" in report.signals))
+    else:
+        assert report.leak == any("H" in f.letters or len(f.letters) > 1 for f in report.findings)
     assert "H" not in detect_leak(escape(text), surface).signals
     repair_reasoning_leak(text)
+
+
+def test_a_control_token_in_arguments_that_are_not_json_is_a_leak():
+    """Defect: ``{"city": "Paris<|call|>`` (the call's stop token swallowed into unfinished JSON) gave no leak."""
+    from harmony_viz.leak import detect_leak
+
+    broken = detect_leak('{"city": "Paris<|call|>', "tool_arg")
+    assert broken.leak and "H" in broken.to_json()["signals"]
+    assert not detect_leak('{"city": "Paris"}', "tool_arg").leak
+    assert not detect_leak("plain text with no markup", "tool_arg").leak
+    # after a whole JSON value, markup is a leak as before (T)
+    assert detect_leak('{"city": "Paris"}<|call|>', "tool_arg").leak

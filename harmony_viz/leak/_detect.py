@@ -162,7 +162,9 @@ def detect_leak(text: str, surface: Surface = "assistant_text", *, parsed_end: i
         findings.append(LeakSignal(tuple(x for x in SIGNAL_LETTERS if x in found), start, end, m.group()))
     findings.sort(key=lambda f: (f.start, f.end))
     if surface == "tool_arg":
-        leak = any("T" in f.letters for f in findings)
+        # Markup after the arguments' JSON; or, where no JSON value could be read, a control token anywhere
+        # (the call's own stop token swallowed into its arguments is the usual cause).
+        leak = any("T" in f.letters or (parsed_end is None and "H" in f.letters) for f in findings)
     else:
         leak = any("H" in f.letters or len(f.letters) > 1 for f in findings)
     seen = {x for f in findings for x in f.letters}
