@@ -517,3 +517,39 @@ def test_call_without_stop_running_into_a_new_header():
     end = only(result, ToolCallEnd)
     assert end.arguments == '{"file_path":"/path/to/README.md"}commentary<|message|>We need to read file.'
     assert end.error is not None and end.parsed["file_path"] == "/path/to/README.md"
+
+
+def test_a_channel_in_the_body_is_the_terminator_of_the_message_it_ends(enc):
+    """anyclaude-local (`…We need to read file.<|channel|>`), openai/harmony PR #97 (extra <|channel|> markers):
+    the message is ended by the <|channel|> the diagnostic names, in the events, the messages, the replay's
+    card data and the API view, not by a <|start|> that is not there."""
+    from harmony_viz._replay import ApiViews
+    from harmony_viz.projections import Projector
+    from harmony_viz.trace import Trace
+
+    text = "<|start|>assistant<|channel|>analysis<|message|>think<|channel|>final<|message|>Hi<|return|>"
+    result = scan(text)
+    (missing,) = [d for d in result.diagnostics if d.code == "missing-end"]
+    assert text[missing.start : missing.end] == "<|channel|>"
+    ends = [e for e in result.events if type(e) is MessageEnd]
+    assert [e.terminator for e in ends] == ["<|channel|>", "<|return|>"]
+    assert ends[0].start == ends[0].end == missing.start  # implied: an empty span where the <|channel|> begins
+    assert [m.terminator for m in result.messages] == ["<|channel|>", "<|return|>"]
+    # a <|start|> still ends a message as before
+    assert [m.terminator for m in scan(text.replace("think<|channel|>", "think<|start|>assistant<|channel|>")).messages] == ["<|start|>", "<|return|>"]
+    # the real stream: the call's message is cut by the <|channel|> in its body
+    real = scan('<|channel|>commentary to=functions.Read code<|message|>{"file_path":"/path/to/README.md"}commentary<|message|>We need to read file.<|channel|>', role="assistant")
+    assert real.messages[0].terminator == "<|channel|>"
+    # the replay: the card is drawn from the trace's messages (js/src/replay/panels/conversation.ts: "ended " + terminator)
+    ids = enc.encode(text, allowed_special="all")
+    for chunking in ("token", "every:4"):
+        trace = Trace.build(ids, chunking)
+        assert [m.terminator for m in trace.headers] == ["<|channel|>", "<|return|>"]
+        assert [m.terminator for m in trace.messages] == ["<|channel|>", "<|return|>"]
+        views = ApiViews(trace).at(trace.n_steps - 1)
+        assert "error" not in views and views["views"]["chat"]["choices"][0]["finish_reason"] == "stop"
+    # the API view's turn: each message keeps the token that ended it
+    projector = Projector(unit="tokens")
+    projector.add(scan(ids).events)
+    projector.finish()
+    assert [m.terminator for m in projector.turn.messages] == ["<|channel|>", "<|return|>"]

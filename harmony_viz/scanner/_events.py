@@ -20,8 +20,9 @@ from harmony_viz.findings import Finding, Span
 ContentKind = Literal["reasoning", "preamble", "final", "tool_call", "tool_result", "other"]
 CONTENT_KINDS: tuple[str, ...] = ("reasoning", "preamble", "final", "tool_call", "tool_result", "other")
 
-# How a message ended: its stop token, a new <|start|> that implied the end, or end of stream.
-Terminator = Literal["<|end|>", "<|call|>", "<|return|>", "<|start|>", "eos"]
+# How a message ended: its stop token, the token that implied the end by beginning the next
+# header (a new <|start|>, or a <|channel|> written in the body), or end of stream.
+Terminator = Literal["<|end|>", "<|call|>", "<|return|>", "<|start|>", "<|channel|>", "eos"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -340,7 +340,7 @@ class Scanner:
                 where = "<|start|>" if tid == START else "<|channel|> in the body"
                 self._diag("missing-end", f"{where} while message {self._msg} is open: <|end|> missing; the message ends here", start, end)
                 role = None if tid == START or self._m is None else self._m.role
-                self._close_body_implied(start)
+                self._close_body_implied(start, "<|start|>" if tid == START else "<|channel|>")
                 self._begin_header(start, role)
                 if tid == CHANNEL:
                     self._diag("missing-start", "a new header begins without <|start|>; the role of the previous message is kept", start, end)
@@ -544,10 +544,11 @@ class Scanner:
             self._diag("eos-in-message", f"message {self._msg} has no stop token (the stream ends inside it)", at, at)
         self._close("eos", at, at)
 
-    def _close_body_implied(self, at: int) -> None:
+    def _close_body_implied(self, at: int, terminator: Terminator = "<|start|>") -> None:
+        """The message ends where ``terminator`` (a <|start|>, or a <|channel|> in the body) begins the next header: an empty span."""
         if self._call is not None:
             self._finish_call(at, at)
-        self._close("<|start|>", at, at)
+        self._close(terminator, at, at)
 
     def _finish_call(self, start: int, end: int) -> None:
         call = self._call
