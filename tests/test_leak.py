@@ -126,9 +126,13 @@ def verdict(text, surface="assistant_text"):
         ("Next I check the file contents to=functions.read 大发 and then continue with the plan as written here", "assistant_text", (True, ["M", "S"])),
         ("to=functions.edit code\n{}\nmore to=functions.edit", "assistant_text", (True, ["M", "B"])),
         ("to=functions.python code_output\nCell 3: 42", "assistant_thinking", (True, ["M", "R"])),
-        # Tool arguments: only T (markup after the valid JSON) trips. OMP errata example.
+        # Tool arguments: a marker trips only after the valid JSON (T). OMP errata example.
         ('{"path": "a.py", "edits": []} analysis to=functions.edit code 大发', "tool_arg", (True, ["M", "C", "S", "T"])),
         ('{"path": "a.py"}<|end|><|start|>assistant', "tool_arg", (True, ["H", "T"])),
+        # A raw control spelling trips anywhere in the arguments, JSON or not.
+        ('{"doc": "<|start|>assistant commentary to=functions.x"}', "tool_arg", (True, ["H", "M", "C"])),
+        ('{"city": "Paris<|call|>', "tool_arg", (True, ["H"])),
+        ("Paris<|call|>", "tool_arg", (True, ["H"])),
     ],
 )
 def test_leak_positives(text, surface, expected):
@@ -145,8 +149,9 @@ def test_leak_positives(text, surface, expected):
         ("Example:\n```\n<|start|>assistant<|channel|>commentary to=functions.x<|message|>{}<|call|>\n```\nThat's it.", "assistant_text", (False, [])),
         ("~~~text\ncommentary to=functions.edit\n~~~", "assistant_text", (False, [])),
         ("Escape `<|end|>` and write `commentary to=functions.x` literally.", "assistant_text", (False, [])),
-        # Tool arguments are data: markup inside the valid JSON is not a leak.
-        ('{"doc": "<|start|>assistant commentary to=functions.x"}', "tool_arg", (False, ["H", "M", "C"])),
+        # Tool arguments are data: a marker inside the valid JSON is not a leak, nor an escaped control spelling.
+        ('{"doc": "commentary to=functions.x"}', "tool_arg", (False, ["M", "C"])),
+        ('{"doc": "<\\\\|start\\\\|>assistant"}', "tool_arg", (False, [])),
         ("print('to=functions.x')", "tool_arg", (False, ["M"])),
         ("", "assistant_text", (False, [])),
     ],
@@ -204,13 +209,8 @@ def test_repair_appends_to_existing_reasoning_and_leaves_clean_text_alone():
 def test_detector_and_repair_never_raise_and_escaped_text_never_trips_h(text, surface):
     report = detect_leak(text, surface)
     assert set(report.signals) <= {"H", "M", "C", "G", "S", "B", "R", "T"}
-    if surface == "tool_arg":  # markup after the JSON value; or any control token where no JSON value reads
-        try:
-            json.JSONDecoder().raw_decode(text, len(text) - len(text.lstrip()))
-            is_json = True
-        except ValueError:
-            is_json = False
-        assert report.leak == ("T" in report.signals or (not is_json and "H" in report.signals))
+    if surface == "tool_arg":  # any control token, JSON or not; a marker only after the JSON value
+        assert report.leak == ("T" in report.signals or "H" in report.signals)
     else:
         assert report.leak == any("H" in f.letters or len(f.letters) > 1 for f in report.findings)
     assert "H" not in detect_leak(escape(text), surface).signals
@@ -227,3 +227,24 @@ def test_a_control_token_in_arguments_that_are_not_json_is_a_leak():
     assert not detect_leak("plain text with no markup", "tool_arg").leak
     # after a whole JSON value, markup is a leak as before (T)
     assert detect_leak('{"city": "Paris"}<|call|>', "tool_arg").leak
+
+
+def test_control_spellings_in_any_argument_text_json_or_not():
+    """Issue 25 item 5b: a control spelling in a call's arguments is found wherever it is, and in JSON strings too."""
+    for args in ('{"city": "Paris<|call|>', '{"city": "Paris<|call|>"}', '{"q": ["a", "<|end|>"]}', "city=Paris<|return|>", "<|channel|>"):
+        report = detect_leak(args, "tool_arg")
+        assert report.leak and report.signals[0] == "H", args
+        assert [f.text for f in report.findings if "H" in f.letters] == [m for m in ("<|call|>", "<|end|>", "<|return|>", "<|channel|>") if m in args]
+    # the way to carry one: escaped, the JSON still valid
+    quoted = escape_json('{"doc": "<|start|>assistant<|message|>"}')
+    assert json.loads(quoted) and not detect_leak(quoted, "tool_arg").leak
+
+
+def test_the_arguments_of_the_real_calls_that_swallowed_markup_leak():
+    """anyclaude-local: the call's arguments ran on into `commentary<|message|>We need to read file.` (no <|call|>);
+    the scanner's arguments, checked as tool_arg, leak."""
+    from harmony_viz.scanner import ToolCallEnd, scan
+
+    stream = '<|channel|>commentary to=functions.Read code<|message|>{"file_path":"/path/to/README.md"}commentary<|message|>We need to read file.<|channel|>'
+    (end,) = [e for e in scan(stream, role="assistant").events if type(e) is ToolCallEnd]
+    assert "<|message|>" in end.arguments and detect_leak(end.arguments, "tool_arg").leak

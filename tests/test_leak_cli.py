@@ -41,6 +41,10 @@ def test_escape_bad_input_is_one_line_and_exit_2(tmp_path, cli):
         (["leaks", "-", "--surface", "tool_arg"], '{"a": 1} analysis to=functions.edit', 0, {"leak": True, "signals": ["M", "C", "T"]}),
         (["leaks", "-", "--surface", "tool_arg", "--strict"], '{"a": 1} analysis to=functions.edit', 1, {"leak": True, "signals": ["M", "C", "T"]}),
         (["leaks", "-", "--strict"], "```\n<|end|>\n```", 0, {"leak": False, "signals": []}),
+        # issue 25: control spellings in any argument text, JSON or not
+        (["leaks", "-", "--surface", "tool_arg", "--strict"], '{"city": "Paris<|call|>', 1, {"leak": True, "signals": ["H"]}),
+        (["leaks", "-", "--surface", "tool_arg", "--strict"], '{"city": "Paris<|call|>"}', 1, {"leak": True, "signals": ["H"]}),
+        (["leaks", "-", "--surface", "tool_arg", "--strict"], '{"city": "Paris"}', 0, {"leak": False, "signals": []}),
     ],
 )
 def test_leaks_prints_the_verdict(argv, text, code, expected, cli):

@@ -9,7 +9,8 @@ from harmony_viz.cli._common import command, read_input, write_json
 EPILOG = """signals: H control token, M to=functions.x marker, C channel word before M, G glitch token,
 S script mixing, B marker cascade, R fabricated code_output/Cell N:, T markup after the parsed
 end of tool arguments. Text and thinking leak on H, or M with another signal; tool arguments
-only on T, or on H where they are not JSON. Code fences and inline code are exempt.
+on H anywhere (JSON or not: data carries control spellings escaped), or on T. Code fences and
+inline code are exempt.
 
 examples:
   harmony-viz leaks reply.txt

@@ -14,8 +14,11 @@ T     H or M after the end of the structurally valid tool arguments
 ====  =====================================================================
 
 Assistant text and thinking leak on H, or on M with any co-signal. Tool arguments are
-data that may quote all of these, so there only T counts. Fenced code blocks and inline
-code spans are exempt everywhere.
+data that may quote a marker, so there M counts only after the valid JSON (T); but a raw
+control spelling is a leak in any argument text, JSON or not (inside a JSON string too: a
+host that renders the call back into a prompt reads it as the control token itself, so data
+must carry it escaped, as :func:`~harmony_viz.leak.escape_json` writes it). Fenced code
+blocks and inline code spans are exempt everywhere.
 """
 
 from __future__ import annotations
@@ -162,9 +165,9 @@ def detect_leak(text: str, surface: Surface = "assistant_text", *, parsed_end: i
         findings.append(LeakSignal(tuple(x for x in SIGNAL_LETTERS if x in found), start, end, m.group()))
     findings.sort(key=lambda f: (f.start, f.end))
     if surface == "tool_arg":
-        # Markup after the arguments' JSON; or, where no JSON value could be read, a control token anywhere
-        # (the call's own stop token swallowed into its arguments is the usual cause).
-        leak = any("T" in f.letters or (parsed_end is None and "H" in f.letters) for f in findings)
+        # A control spelling anywhere in the arguments, JSON or not (the call's own stop token swallowed
+        # into unfinished JSON is the usual cause); a marker only after the arguments' JSON (T).
+        leak = any("H" in f.letters or "T" in f.letters for f in findings)
     else:
         leak = any("H" in f.letters or len(f.letters) > 1 for f in findings)
     seen = {x for f in findings for x in f.letters}
