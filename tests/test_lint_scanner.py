@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-
-from pathlib import Path
+import re
 
 import pytest
 
@@ -48,9 +47,12 @@ def test_a_finding_both_make_is_reported_once():
 def test_a_prompt_awaiting_the_completion_is_no_error():
     prompt = "<|start|>system<|message|>Reasoning: low<|end|><|start|>user<|message|>hi<|end|><|start|>assistant"
     assert "eos-in-header" in [d.code for d in scan(prompt).diagnostics]
+    # the one finding of parse that lint leaves out: a prompt's open <|start|>assistant, with the prompt checks on
     assert "eos-in-header" not in [d.code for d in lint(prompt)]
     # a header that really breaks off is still reported
-    assert "eos-in-header" in [d.code for d in lint(prompt + "<|channel|>fin")]
+    assert [d.severity for d in lint(prompt + "<|channel|>fin") if d.code == "eos-in-header"] == ["error"]
+    # and with the prompt checks off, the scanner's own
+    assert [d.severity for d in lint(prompt, check_prompt=False) if d.code == "eos-in-header"] == ["error"]
 
 
 def test_select_and_ignore_take_codes_and_prefixes(tmp_path, capsys):
@@ -90,29 +92,117 @@ def test_select_keeps_order():
     assert select(found, ignore=[d.code for d in found]) == []
 
 
-def _corpus_streams() -> list[str]:
-    root = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "ndurner_gpt-oss-rt-run"
-    texts = []
-    for name in ("findings-rag.json", "findings-tournament.json"):
-        texts += json.loads((root / name).read_text(encoding="utf-8"))["harmony_response_walkthroughs"]
-    texts += [json.loads(p.read_text(encoding="utf-8"))["output_text"] for p in sorted((root / "finding5_runs").glob("*.json"))]
-    return texts
+def _spans(diags) -> set[tuple[str, int, int]]:
+    return {(d.code, d.start, d.end) for d in diags}
 
 
-def test_lint_holds_everything_parse_finds_on_real_transcripts():
-    texts = _corpus_streams()
-    assert len(texts) >= 80
-    for text in texts:
-        parsed = {(d.code, d.start, d.end) for d in scan(text).diagnostics}
-        linted = {(d.code, d.start, d.end) for d in lint(text)}
-        assert parsed <= linted
+def _awaiting(text: str, d) -> bool:
+    """The prompt's closing ``<|start|>assistant``, which lint's prompt checks do not count as an open header."""
+    return d.code == "eos-in-header" and d.end == len(text) and text[d.start : d.end] == "<|start|>assistant"
 
 
-def test_lint_holds_everything_parse_finds_on_malformed_streams():
+def _holds(text, role=None) -> None:
+    """lint ⊇ parse on ``text``: every (code, span) the scanner reports, and each once."""
+    parsed = _spans(d for d in scan(text, role=role).diagnostics if not (role is None and _awaiting(text, d)))
+    linted = [(d.code, d.start, d.end) for d in lint(text, role=role)]
+    assert parsed <= set(linted), (text[:200], parsed - set(linted))
+    assert len(linted) == len(set(linted)), text[:200]
+
+
+def test_lint_holds_everything_parse_finds_on_every_corpus_transcript(corpus_dir):
+    """Every transcript of ../shared/corpus (ndurner, aldehir, unsloth, the rft notebook), whole and split as the server saw it."""
+    from test_scanner_corpus import completions, transcripts
+
+    texts = transcripts(corpus_dir)
+    assert len(texts) >= 150
+    for text in texts.values():
+        _holds(text)
+    for prompt, completion in completions(corpus_dir).values():
+        _holds(prompt)  # ends in <|start|>assistant, no finding of a prompt
+        _holds(completion, role="assistant")
+
+
+def test_lint_cli_holds_everything_parse_finds_on_every_corpus_file(corpus_dir, capsys):
+    """The commands themselves, on every corpus file and every run in it: lint's JSON holds parse's."""
+    from harmony_viz.inputs import read_path
+
+    files = sorted(p for p in corpus_dir.rglob("*") if p.suffix in (".json", ".jsonl", ".md") and p.name not in ("INDEX.md", "reasoning_stats.md", "files_manifest.json", "malformed_catalog.jsonl"))
+    assert len(files) >= 20
+    runs = 0
+    for path in files:
+        for n in range(len(read_path(path).runs())):
+            _, parsed, _ = _cli(capsys, "parse", str(path), "--run", str(n))
+            code, linted, err = _cli(capsys, "lint", str(path), "--run", str(n))
+            assert code == 0 and parsed["unit"] == linted["unit"]
+            spans = [(d["code"], d["start"], d["end"]) for d in linted["diagnostics"]]
+            assert {(d["code"], d["start"], d["end"]) for d in parsed["diagnostics"]} <= set(spans), (path.name, n)
+            assert len(spans) == len(set(spans))
+            for d in parsed["diagnostics"]:  # and for people, on stderr, as PATH:LINE:COL: severity code message
+                assert re.search(rf"^{re.escape(str(path))}:\d+:\d+: (?:error|warning|info) {re.escape(d['code'])} ", err, re.M), (path.name, n, d["code"])
+            runs += 1
+    assert runs >= 150
+
+
+# Rows of malformed_catalog.jsonl whose "observed" quotes no markup (or not all of it): streams
+# built from the description, one or more per row.
+_DESCRIBED = {
+    "llamacpp-27720": ["<|start|>assistant<|channel|>??<|message|>x<|end|>", "<|start|>assistant<|channel|>commentary 2?<|message|>x<|end|>",
+                       "<|start|>assistant<|channel|>commentary?commentary?<|message|>x<|end|><|start|>assistant<|channel|>analysis<|message|>y<|end|>",
+                       "<|start|>assistant<|channel|>Sure, here it is<|message|>x<|end|>"],
+    "harmony-38": ["<|start|>assistant<|channel|>––commentary<|message|>Hi<|end|>"],
+    "harmony-60": ["Hello<|start|>assistant<|channel|>final<|message|>Hi<|return|>",
+                   "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>response<|message|>{}<|call|>"],
+    "harmony-pr97": ["<|start|>assistant<|channel|>commentary<|channel|>commentary<|message|>Hi<|end|>",
+                     "<|start|>assistant<|channel|>analysis<|channel|>analysis<|channel|>final<|message|>Hi<|return|>"],
+    "harmony-pr114": ["<|start|>assistant<|channel|>bash<|channel|>commentary<|message|>ls<|end|>", "<|start|>final<|message|>Hi<|return|>",
+                      "<|start|>assistant<|channel|>analysis<|constrain|>commentary<|message|>x<|end|>"],
+    "vllm-51977": ['<|start|>assistant<|channel|>commentary to=functions.web-browsing <|constrain|>json<|message|>{"q": "x"}<|call|>'],
+    "vllm-pr23167": ["<|start|>system<|message|># Valid channels: analysis, final.<|end|><|start|>user<|message|>run it<|end|>"
+                     "<|start|>assistant<|channel|>commentary<|message|><code_interpreter>print(1)</code_interpreter><|end|>"],
+    "macprovider-743": ['analysisWe need to answer "What is 2+2? Answer in one word." ... And nothing else.assistantfinalfour'],
+    "llamacpp-25321": ['{"answer": 4}', "<|start|>assistant<|message|>{\"answer\": 4}<|return|>"],
+    "cloudflare-574": ['<|start|>assistant<|channel|>final<|message|>{"name": "get_weather", "arguments": {"city": "Paris"}}<|return|>'],
+    "llamacpp-pr15158": ["<|start|>assistant<|channel|>commentary to=functions.shelljson<|message|>{}<|call|>"],
+    "repo_browser-hallucination": ["<|start|>assistant<|channel|>commentary to=container.exec<|message|>{}<|call|>"],
+}
+_QUOTED = re.compile(r"'([^']*<\|[^']*)'")
+_ERROR_PREFIX = re.compile(r"^(?:Unknown role: |unexpected tokens remaining in message header: )")
+
+
+def _catalog_streams(corpus_dir) -> dict[str, list[str]]:
+    """The malformed streams of malformed_catalog.jsonl, by row: each markup it quotes, and the streams _DESCRIBED builds."""
+    out: dict[str, list[str]] = {}
+    for line in (corpus_dir / "malformed_catalog.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        observed = row["observed"]
+        # the markup quoted in it; or, quoting none, the markup it is (less a closing remark in brackets)
+        quoted = [_ERROR_PREFIX.sub("", q) for q in _QUOTED.findall(observed)] or ([re.sub(r"\s+\([^()]*\)$", "", observed)] if "<|" in observed else [])
+        # a quote that begins after <|start|> is also read as the message it belongs to
+        quoted += ["<|start|>assistant" + q for q in quoted if q.startswith(("<|channel|>", " to="))]
+        quoted += ["<|start|>" + q for q in quoted if q.startswith("assistant")]
+        out[row["id"]] = quoted + _DESCRIBED.get(row["id"], [])
+    return out
+
+
+def test_lint_holds_everything_parse_finds_on_the_malformed_catalog(corpus_dir):
+    streams = _catalog_streams(corpus_dir)
+    assert len(streams) >= 17 and all(streams.values()), [k for k, v in streams.items() if not v]
+    assert set(_DESCRIBED) <= set(streams)  # no stale rows
+    found = 0
+    for row, texts in streams.items():
+        for text in texts:
+            for role in (None, "assistant"):
+                _holds(text, role)
+                found += bool(scan(text, role=role).diagnostics)
+    assert found >= 40  # the streams are malformed: the scanner has plenty to say
+
+
+def test_lint_holds_everything_parse_finds_on_hand_made_malformed_streams():
     streams = [SPACED, TOOL_CALL_SPACED, "<|start|>assistant<|channel|>analysis<|message|>think<|channel|>final<|message|>Hi<|return|>",
                "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1", "<|start|>assistant<|message|>no channel<|end|>",
                "<|start|>assistant<|channel|>final<|message|>Hi<|end|><|end|>", "<|start|>Assistant<|channel|>final<|message|>Hi<|return|>"]
     for text in streams:
-        parsed = {(d.code, d.start, d.end) for d in scan(text).diagnostics}
-        assert parsed, text
-        assert parsed <= {(d.code, d.start, d.end) for d in lint(text)}, text
+        assert scan(text).diagnostics, text
+        _holds(text)

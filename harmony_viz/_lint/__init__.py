@@ -59,10 +59,12 @@ def _scan_views(source: Any, role: str | None) -> tuple[list[Any], tuple[Diagnos
         deltas = [e for e in source.events if type(e).__name__ == "ContentDelta"]
         unit = "chars" if deltas and all(e.end - e.start == len(e.text) for e in deltas) else "tokens"
         return build_views(source, unit=unit), tuple(source.diagnostics), None
-    from harmony_viz.inputs import read
+    from harmony_viz.inputs import Stream, read
     from harmony_viz.scanner import scan
 
-    stream = read(source).stream()
+    found = read(source)
+    # Text is scanned as text: no vocabulary (only token ids need it).
+    stream = Stream((), text=found.value) if found.kind == "text" else found.stream()
     result = scan(stream.source, role=role or stream.role)
     return build_views(result, unit="chars" if stream.text is not None else "tokens"), tuple(result.diagnostics), stream.source
 
@@ -104,8 +106,10 @@ def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, ch
     OpenAI ``tools`` array, a request or conversation JSON, rendered TypeScript, or
     DeclaredTools) overrides the tools the prompt declares; with neither, calls are only
     checked for form. The scanner's own diagnostics come too (as ruff reports syntax errors
-    beside its rules), each code and span once; ``scanner=False`` leaves them out. Sorted by
-    position, then severity.
+    beside its rules): everything ``parse`` reports, each code and span once; ``scanner=False``
+    leaves them out. One is left out as no finding: with the prompt checks on, a prompt that ends
+    in ``<|start|>assistant`` (the open header its completion continues) has no ``eos-in-header``.
+    Sorted by position, then severity.
     """
     from harmony_viz._lint._output import check_output
     from harmony_viz._lint._prompt import check_prompt as prompt_checks
@@ -126,7 +130,7 @@ def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, ch
         out.extend(prompt_checks(views))
     if scanner:
         out = _beside([d for d in scanned if not (run_prompt_checks and _awaiting_completion(d, stream_source))], out)
-    return _sorted(out)
+    return _sorted(_once(out))
 
 
 def lint_prompt(source: Any, *, role: str | None = None) -> list[Diagnostic]:
@@ -153,6 +157,21 @@ def _beside(scanned: Sequence[Diagnostic], linted: list[Diagnostic]) -> list[Dia
         return i >= 0 and (spans[i] == (d.start, d.end) or (spans[i][0] < d.end and spans[i][1] > d.start))
 
     return [*scanned, *(d for d in linted if not repeated(d))]
+
+
+def _once(diags: list[Diagnostic]) -> list[Diagnostic]:
+    """Each finding once: the first of those that repeat one's code, span and message (the scanner's come first).
+
+    Two rules may say different things of one span (a value of the wrong type and not in the enum): both stay.
+    """
+    seen: set[tuple[str, int, int, str]] = set()
+    out = []
+    for d in diags:
+        key = (d.code, d.start, d.end, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
 
 
 def _awaiting_completion(d: Diagnostic, source: Any) -> bool:
