@@ -70,9 +70,11 @@ def load_tools(path: str) -> list[Any]:
 
 def run(args: argparse.Namespace) -> int:
     from harmony_viz._lint import ToolParseError, lint, select, tools_from_json
+    from harmony_viz.inputs import Stream
 
     found = read_source(args.file)
-    stream = found.stream(args.run)
+    # Text is linted as text: no vocabulary (only token ids need it).
+    stream = Stream((), text=found.value) if found.kind == "text" else found.stream(args.run)
     tools = load_tools(args.tools) if args.tools else None
     if tools is None and found.kind in ("chat", "conversation"):
         # A request's tools, or (exact JSON schemas) the conversation's system and developer tools.

@@ -31,6 +31,13 @@ from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, S
 OUTSIDE: Final = "outside"
 HEADER: Final = "header"
 BODY: Final = "body"
+
+
+def _no_fast(tid: Any) -> str | None:
+    """The fast path before any token id came: none."""
+    return None
+
+
 _TERMINATORS: dict[int, Terminator] = {END: "<|end|>", CALL: "<|call|>", RETURN: "<|return|>"}
 
 
@@ -81,9 +88,9 @@ class Scanner:
         self._out: list[Event] = []
         # _clean: in a body with nothing held, so ids may take the fast path; _hot: also not a tool call.
         self._clean = self._hot = False
-        t = tables()
-        self._fast: Callable[[Any], str | None] = t.fast.get  # ids only reach it; a str chunk falls through
-        self._raw = t.raw
+        # The vocabulary's tables come with the first token ids: text never needs them.
+        self._fast: Callable[[Any], str | None] = _no_fast
+        self._raw: list[bytes] = []
         self._held: list[Piece] = []
         self._held_text = ""
         self._dec = codecs.getincrementaldecoder("utf-8")("replace")
@@ -125,6 +132,8 @@ class Scanner:
             if len(chunk) == 0:
                 return []
             self._mode = "tokens"
+            t = tables()
+            self._fast, self._raw = t.fast.get, t.raw
         out = self._out = []
         fast = self._fast
         pos = self._pos
