@@ -106,3 +106,66 @@ def test_bad_input_is_one_line_and_exit_2(files, capsys, argv, err):
     out = capsys.readouterr()
     assert out.out == ""
     assert out.err == err.format(f=files)
+
+
+SPACED_CALL = "<|start|>assistant<|channel|>commentary to=functions.f json<|message|>{}<|call|><|start|>assistant<|channel|> final<|message|>Hi<|return|>"
+
+
+def test_the_scanners_finding_is_printed_as_the_rules_are(tmp_path, capsys):
+    """Issue 25: parse says bad-channel for `<|channel|> final`; lint says it too, in the same JSON and the same stderr lines."""
+    path = tmp_path / "out.txt"
+    path.write_text(SPACED_CALL)
+    assert main(["parse", str(path)]) == 0
+    parsed = capsys.readouterr()
+    assert main(["lint", str(path)]) == 0
+    linted = capsys.readouterr()
+    (bad,) = json.loads(parsed.out)["diagnostics"]
+    assert bad["code"] == "bad-channel" and bad["severity"] == "error"
+    found = json.loads(linted.out)["diagnostics"]
+    assert [d["code"] for d in found] == ["constrain-missing", "bad-channel"] and found[1] == bad
+    assert SPACED_CALL[bad["start"] : bad["end"]] == "<|channel|> final"
+    col = bad["start"] + 1  # one line of text: the column is the character offset, from 1
+    line = f"{path}:1:{col}: error bad-channel {bad['message']}"
+    assert line in parsed.err.splitlines() and line in linted.err.splitlines()
+    assert f"{path}:1:1: warning constrain-missing " in linted.err
+
+
+def _readme_lint_examples() -> list[list[str]]:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n### Lint: the dialect's rules and the prompt's\n", 1)[1].split("\n### ", 1)[0]
+    return [line.split("#", 1)[0].split()[3:] for line in section.splitlines() if line.startswith("    harmony-viz lint out.txt ")]
+
+
+def test_the_readme_lint_flags_do_what_it_says(tmp_path, capsys):
+    examples = _readme_lint_examples()
+    assert {flag for argv in examples for flag in argv if flag.startswith("--")} == {"--strict", "--select", "--ignore"}
+    path = tmp_path / "out.txt"
+    path.write_text(SPACED_CALL)
+    got = {}
+    for argv in examples:
+        code = main(["lint", str(path), *argv])
+        got[" ".join(argv)] = (code, [d["code"] for d in json.loads(capsys.readouterr().out)["diagnostics"]])
+    assert got == {
+        "--strict": (1, ["constrain-missing", "bad-channel"]),
+        "--select bad-,tools": (0, ["bad-channel"]),
+        "--ignore constrain-missing,stale": (0, ["bad-channel"]),
+        "--select bad- --ignore bad-role": (0, ["bad-channel"]),
+    }
+    # --strict on what is left: an error the scanner found fails it; leaving it out passes
+    assert main(["lint", str(path), "--strict", "--select", "bad-"]) == 1
+    assert main(["lint", str(path), "--strict", "--ignore", "bad-,constrain-"]) == 0
+    capsys.readouterr()
+    # a name that is no code and starts none is a usage error
+    with pytest.raises(SystemExit) as exit_:
+        main(["lint", str(path), "--ignore", "bad-,nonsense"])
+    assert exit_.value.code == 2 and "'nonsense' is no code" in capsys.readouterr().err
+
+
+def test_the_python_api_reports_the_scanners_too():
+    import harmony_viz as hv
+
+    codes = [d.code for d in hv.lint(SPACED_CALL)]
+    assert codes == ["constrain-missing", "bad-channel"]
+    assert [d.code for d in hv.lint(SPACED_CALL, scanner=False)] == ["constrain-missing"]
