@@ -496,3 +496,15 @@ def test_real_rft_transcripts(corpus_dir):
         assert message_of(chat)["reasoning_content"] == "\n".join(analysis)
         u = usage([e for s in steps for e in s])
         assert u.reasoning_tokens == sum(ntok(t) for t in analysis)
+
+
+def test_usage_of_a_message_ended_by_a_channel_is_the_same_for_text_and_ids():
+    """A message a <|channel|> ends has no stop token of its own: text and token ids count the same tokens."""
+    from harmony_viz.projections import usage
+    from harmony_viz.scanner import scan
+    from harmony_viz.tokens import encoding
+
+    text = "<|start|>assistant<|channel|>analysis<|message|>think<|channel|>final<|message|>Hi<|return|>"
+    ids = encoding().encode(text, allowed_special="all")
+    by_text, by_ids = usage(scan(text).events), usage(scan(ids).events)
+    assert by_text.output_tokens == by_ids.output_tokens == len(ids)

@@ -127,13 +127,13 @@ def compute_usage(
     for msg in turn.messages:
         if enc is None:
             body = msg.content_units
-            overhead = msg.header_units + (msg.end_units if msg.terminator not in (None, "eos", "<|start|>") else 0)
+            overhead = msg.header_units + (msg.end_units if msg.terminator not in (None, "eos", "<|start|>", "<|channel|>") else 0)
         else:
             if msg.token_cache is None:
                 msg.token_cache = len(enc.encode_ordinary(msg.text))
             body = msg.token_cache
             overhead = len(encode(_header_text(msg)))
-            overhead += 1 if msg.terminator not in (None, "eos", "<|start|>") else 0
+            overhead += 1 if msg.terminator not in (None, "eos", "<|start|>", "<|channel|>") else 0
         by_kind[msg.kind] = by_kind.get(msg.kind, 0) + body
         output += body + overhead
         if _is_reasoning(msg, legacy_vllm):
