@@ -49,9 +49,11 @@ def template_diff_json(source: Conversation | dict[str, Any], template: ChatTemp
         return {"layout": "template", "error": "no chat template: pass chat_template= (a .jinja file or a model folder) "
                 "or set HARMONY_VIZ_CHAT_TEMPLATE"}
     request = request_from_conversation(source) if isinstance(source, Conversation) else source
+    from harmony_viz.extras import MissingExtraError
+
     try:
         result = compare(request, template, date=date)
-    except LensError as exc:
+    except (LensError, MissingExtraError) as exc:  # no jinja2: the view says which extra to install
         return {"layout": "template", "error": str(exc)}
     return comparison_json(result, template.origin)
 

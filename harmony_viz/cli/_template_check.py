@@ -40,11 +40,25 @@ def add_parser(subparsers: Any) -> None:
 
 
 def _template(args: argparse.Namespace) -> Any:
-    from harmony_viz.templates import TemplateSourceError, load_template, template_from_model
+    """The chat template of --template or --model, checked to be one (it reads `messages` and renders a conversation)."""
+    from harmony_viz.templates import LensError, TemplateSourceError, check_chat_template, load_template, template_from_model
 
     try:
-        return load_template(args.template) if args.template else template_from_model(args.model)
-    except TemplateSourceError as exc:
+        template = load_template(args.template) if args.template else template_from_model(args.model)
+        check_chat_template(template)
+    except (TemplateSourceError, LensError) as exc:
+        raise CLIError(str(exc)) from None
+    return template
+
+
+def needs_templates_extra() -> None:
+    """CLIError (one line naming the ``templates`` extra) when jinja2 or transformers is missing."""
+    from harmony_viz.extras import MissingExtraError
+    from harmony_viz.templates import jinja_modules
+
+    try:
+        jinja_modules()
+    except MissingExtraError as exc:
         raise CLIError(str(exc)) from None
 
 
@@ -71,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.batch_size < 1:
         raise CLIError("--batch-size must be at least 1")
+    needs_templates_extra()
     if args.date is not None:
         try:
             parse_date(args.date)

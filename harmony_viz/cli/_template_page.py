@@ -12,11 +12,14 @@ from harmony_viz.cli._common import CLIError, read_source, say_read, write_page
 def run_template_page(args: argparse.Namespace) -> int:
     """Write the page for ``args.file`` (a Chat Completions request) against ``args.template``."""
     from harmony_viz._playground import comparison_json, template_page_html
-    from harmony_viz.templates import LensError, TemplateSourceError, compare, load_template
+    from harmony_viz.cli._template_check import needs_templates_extra
+    from harmony_viz.templates import LensError, TemplateSourceError, check_chat_template, compare, load_template
 
+    needs_templates_extra()
     try:
         template = load_template(args.template)
-    except TemplateSourceError as exc:
+        check_chat_template(template)
+    except (TemplateSourceError, LensError) as exc:
         raise CLIError(f"--template: {exc}") from None
     origin = "stdin" if args.file == "-" else args.file
     found = read_request(args.file)

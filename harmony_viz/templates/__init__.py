@@ -15,7 +15,7 @@ from __future__ import annotations
 from harmony_viz.templates._codes import CODES, Difference, difference
 from harmony_viz.templates._dataset import DatasetSummary, check_requests, read_requests
 from harmony_viz.templates._from_conversation import request_from_conversation
-from harmony_viz.templates._jinja import parse_date, render_template
+from harmony_viz.templates._jinja import check_chat_template, jinja_modules, parse_date, render_template
 from harmony_viz.templates._lens import TemplateComparison, compare, compare_renders, render_ours, today
 from harmony_viz.templates._request import LensError, ours_request
 from harmony_viz.templates._samples import example_request, sample_requests
@@ -35,11 +35,13 @@ __all__ = [
     "Side",
     "TemplateComparison",
     "TemplateSourceError",
+    "check_chat_template",
     "check_requests",
     "compare",
     "compare_renders",
     "difference",
     "example_request",
+    "jinja_modules",
     "load_template",
     "ours_request",
     "parse_date",

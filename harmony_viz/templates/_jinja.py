@@ -29,6 +29,14 @@ def parse_date(date: str) -> _dt.date:
         raise LensError(f"date {date!r} is not YYYY-MM-DD") from None
 
 
+def jinja_modules() -> tuple[Any, Any]:
+    """``jinja2`` and transformers' ``chat_template_utils``, or MissingExtraError naming the ``templates`` extra."""
+    from harmony_viz.extras import require
+
+    jinja2 = require("jinja2", "templates")
+    return jinja2, require("transformers.utils.chat_template_utils", "templates")
+
+
 def _clock(day: _dt.date) -> Callable[[str], str]:
     def strftime_now(fmt: str) -> str:
         return day.strftime(fmt)
@@ -47,8 +55,8 @@ def render_template(
 
     Raises LensError (one line) when the template refuses or fails on the conversation.
     """
-    import jinja2
-    from transformers.utils.chat_template_utils import _compile_jinja_template, render_jinja_template
+    jinja2, utils = jinja_modules()
+    _compile_jinja_template, render_jinja_template = utils._compile_jinja_template, utils.render_jinja_template
 
     day = parse_date(date)
     kwargs: dict[str, Any] = {}
@@ -81,3 +89,31 @@ def render_template(
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return text if len(text) <= 300 else text[:297] + "..."
+
+
+# The conversation a chat template must render: one user message.
+_ONE_MESSAGE = {"messages": [{"role": "user", "content": "Hello"}]}
+
+
+def check_chat_template(template: ChatTemplate) -> None:
+    """LensError (one line) unless ``template`` is a chat template: it reads ``messages`` and renders a one-message conversation.
+
+    MissingExtraError when jinja2 or transformers (the ``templates`` extra) is not installed.
+    """
+    jinja2, utils = jinja_modules()
+    from jinja2 import meta
+
+    what = f"{template.origin}: not a chat template"
+    try:
+        compiled = utils._compile_jinja_template(template.source)
+        names = meta.find_undeclared_variables(compiled.environment.parse(template.source))
+    except jinja2.TemplateError as exc:
+        raise LensError(f"{what} (it does not compile as Jinja: {_one_line(exc)})") from None
+    if "messages" not in names:
+        raise LensError(f"{what}: it never reads `messages`; give a .jinja chat template or a model folder")
+    try:
+        text = render_template(template, _ONE_MESSAGE, date="2025-01-01")
+    except LensError as exc:
+        raise LensError(f"{what}: a one-message conversation does not render ({str(exc).removeprefix('template: ')})") from None
+    if not text.strip():
+        raise LensError(f"{what}: it renders nothing for a one-message conversation")
