@@ -80,10 +80,12 @@ def test_cli_without_vocabulary_says_one_line_and_exits_2(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("TIKTOKEN_ENCODINGS_BASE", "TIKTOKEN_CACHE_DIR")}
     env.update(TIKTOKEN_CACHE_DIR=str(tmp_path / "cache"), HTTPS_PROXY="http://127.0.0.1:9", https_proxy="http://127.0.0.1:9")
     result = subprocess.run(
-        [sys.executable, "-m", "harmony_viz", "parse", "-"], input="<|start|>user<|message|>hi<|end|>",
+        # token ids need the vocabulary (Harmony text is scanned without it)
+        [sys.executable, "-m", "harmony_viz", "parse", "-"], input="[200006, 1428, 200008, 3686, 200007]",
         env=env, capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("harmony-viz parse: no o200k_base vocabulary")
-    assert "TIKTOKEN_ENCODINGS_BASE" in lines[0] and "TIKTOKEN_CACHE_DIR" in lines[0]
+    # what was read, then the one line of the error
+    assert lines[:-1] == ["read standard input as token ids"] and lines[-1].startswith("harmony-viz parse: no o200k_base vocabulary")
+    assert "TIKTOKEN_ENCODINGS_BASE" in lines[-1] and "TIKTOKEN_CACHE_DIR" in lines[-1]
