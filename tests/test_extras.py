@@ -149,20 +149,16 @@ def make_venv(name: str, key: str, install: list[str], *, env: dict[str, str] | 
     venv = cache_dir() / f"{name}-{digest}"
     if (venv / ".complete").is_file():
         return venv
-    building = venv.with_name(f"{venv.name}.building-{os.getpid()}")
-    shutil.rmtree(building, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "venv", str(building)], check=True, capture_output=True, timeout=120)
-    done = subprocess.run([str(venv_python(building)), "-m", "pip", "install", "-q", "--disable-pip-version-check", *install],
+    # Made in place (a venv's scripts name its path), marked complete last; a half-made one is made again.
+    for old in venv.parent.glob(f"{name}-*"):  # one per name: an older tree's venv goes
+        shutil.rmtree(old, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=120)
+    done = subprocess.run([str(venv_python(venv)), "-m", "pip", "install", "-q", "--disable-pip-version-check", *install],
                           capture_output=True, text=True, timeout=timeout, env=env)
     if done.returncode != 0:
-        shutil.rmtree(building, ignore_errors=True)
+        shutil.rmtree(venv, ignore_errors=True)
         pytest.skip(f"pip could not make the {name} venv: {done.stderr.strip()[-400:]}")
-    (building / ".complete").write_text(key)
-    shutil.rmtree(venv, ignore_errors=True)
-    try:
-        building.rename(venv)
-    except OSError:  # another session made it meanwhile
-        shutil.rmtree(building, ignore_errors=True)
+    (venv / ".complete").write_text(key)
     return venv
 
 
@@ -170,7 +166,7 @@ def make_venv(name: str, key: str, install: list[str], *, env: dict[str, str] | 
 def base_venv() -> Path:
     """A venv with only the base dependencies of pyproject.toml: no jinja2, torch, transformers, ray or datasets."""
     deps = sorted(PYPROJECT["project"]["dependencies"])
-    return make_venv("base", "\n".join(deps), deps)
+    return make_venv("venv-base", "\n".join(deps), deps)
 
 
 def _run_in(venv: Path, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
