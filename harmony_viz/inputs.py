@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from harmony_viz.render import Conversation
     from harmony_viz.runs import Run
 
-__all__ = ["Input", "InputError", "Kind", "Stream", "bad_json", "conversation_form", "file_text", "parse_jsonl_line", "read", "read_path", "read_text"]
+__all__ = ["Input", "InputError", "Kind", "Stream", "bad_json", "conversation_form", "file_text", "json_kind", "parse_jsonl_line", "read", "read_path", "read_text"]
 
 Kind = Literal["text", "ids", "runs", "conversation", "chat", "checks"]
 Form = Literal["conversation", "chat"]
@@ -46,6 +46,9 @@ _PATH_SUFFIXES = (".txt", ".json", ".jsonl", ".ndjson", ".md", ".parquet", ".gz"
 _BIG_SUFFIXES = (".parquet", ".jsonl.gz", ".json.gz", ".ndjson.gz")
 _WHAT = ("Harmony text, a JSON array of token ids, a run file (.json, .jsonl, .parquet, a Markdown trial), "
          "a capture, conversation JSON or a Chat Completions request")
+# What JSON may hold; Harmony text comes from a file that is not JSON.
+_JSON_WHAT = ("a JSON array of token ids, a run or an array of runs, a capture, conversation JSON or a Chat Completions request "
+              "({\"messages\": [...]}); Harmony text comes from a file that is not JSON")
 
 
 class InputError(ValueError):
@@ -146,6 +149,28 @@ class Input:
     path: Path | None = None
 
     @property
+    def empty(self) -> bool:
+        """True for a stream with no tokens: an empty file, an empty string, ``[]``, a file of no runs."""
+        if self.kind == "text":
+            return not self.value
+        return self.kind in ("ids", "runs") and not self.value
+
+    @property
+    def run_count(self) -> int:
+        """How many runs ``--run`` / ``run=`` may pick from: a file's runs; any other input is one run."""
+        return max(len(self.value), 1) if self.kind == "runs" else 1
+
+    def check_run(self, run: int | None) -> None:
+        """InputError unless run number ``run`` (0-based, negative from the end; None: the first) is one this input holds."""
+        if run is None:
+            return
+        n = self.run_count
+        if not -n <= run < n:
+            ends = "0" if n == 1 else f"0 to {n - 1}"
+            back = "-1" if n == 1 else f"-{n} to -1"
+            raise InputError(f"{self.name}: run {run} is out of range; it holds {n} run{'' if n == 1 else 's'}: {ends}, or {back} from the end", "bad-run")
+
+    @property
     def said(self) -> str:
         """One line: what was read, as what."""
         return f"read {self.name} as {self.form}" + (f" ({self.note})" if self.note else "")
@@ -171,10 +196,17 @@ class Input:
         raise InputError(f"{self.name}: server-check results are not runs; pass the captures or streams they came from")
 
     def stream(self, run: int | None = None) -> Stream:
-        """The token stream; for several runs, run number ``run`` (0-based, negative from the end; default 0)."""
+        """The token stream; for several runs, run number ``run`` (0-based, negative from the end; default 0).
+
+        Any input other than a file of runs is one run: ``run`` may be 0 or -1 only. An empty
+        input (see :attr:`empty`) is a stream with no tokens.
+        """
         from harmony_viz.tokens import encode
 
+        self.check_run(run)
         if self.kind == "text":
+            if not self.value:
+                return Stream((), text="")
             return Stream(tuple(encode(self.value)), text=self.value)
         if self.kind == "ids":
             return Stream(self.value)
@@ -189,6 +221,8 @@ class Input:
             return Stream(tuple(ids), tools=tuple(tools) if isinstance(tools, list) else None)
         if self.kind == "checks":
             return _lens_stream(self.value, self.name)
+        if not self.value:
+            return Stream(())  # a file of no runs (an empty JSONL file): nothing to scan
         return _run_stream(self.value, self.name, 0 if run is None else run)
 
     def conversation(self) -> Conversation:
@@ -210,10 +244,6 @@ class Input:
 def _run_stream(runs: Sequence[Run], name: str, index: int) -> Stream:
     from harmony_viz.runs import run_stream
 
-    if not runs:
-        raise InputError(f"{name}: holds no runs")
-    if not -len(runs) <= index < len(runs):
-        raise InputError(f"{name}: run {index} is out of range; it holds {len(runs)} run(s), 0 to {len(runs) - 1}")
     chosen = runs[index]
     if chosen.load_error is not None:
         raise InputError(chosen.load_error)
@@ -258,7 +288,7 @@ def read(source: Any, *, name: str | None = None, form: Form | None = None) -> I
         if _names_file(source):
             return read_path(source, form=form)
         # Text in memory is Harmony text, whatever it looks like (model output may well be JSON).
-        return Input("text", source, name or "the text given", "Harmony text" if source.strip() else "Harmony text (empty)")
+        return Input("text", source, name or "the text given", _text_form(source))
     if isinstance(source, (bytes, bytearray)):
         raise InputError("bytes are not a token stream; decode them to Harmony text (str) first")
     return _read_object(source, name, form)
@@ -318,13 +348,22 @@ def read_text(text: str, name: str, *, path: Path | None = None, form: Form | No
 
     where = path or Path(name if name and "/" not in name and " " not in name else "stdin")
     suffix = path.suffix.lower() if path is not None else ""
+    if not text:  # an empty file, of any suffix, is a stream with no tokens
+        return Input("text", text, name, "Harmony text (empty)", path=path)
     if suffix in (".jsonl", ".ndjson"):
         return _runs(runs_from_jsonl(text, where), name, "JSONL", path)
     if is_markdown_trial(text):
         return _runs(runs_from_markdown(text, where), name, "a Markdown trial", path)
     stripped = text.lstrip()
     if not stripped.startswith(("{", "[")):
-        return Input("text", text, name, "Harmony text" if stripped else "Harmony text (empty)", path=path)
+        if suffix == ".json" and stripped:
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError:
+                pass  # not JSON at all: Harmony text, whatever the file is called
+            else:
+                raise _no_known_shape(value, name)
+        return Input("text", text, name, _text_form(text), path=path)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -366,7 +405,9 @@ def _read_json(value: Any, name: str, where: Path, path: Path | None, form: Form
     from harmony_viz.runs import runs_from_json
 
     if isinstance(value, list) and not value:
-        raise InputError(f"{name}: an empty JSON array; expected token ids or messages")
+        return Input("ids", (), name, "token ids (empty)", path=path)  # a server that stops at once returns exactly this
+    if not isinstance(value, (list, Mapping)):
+        raise _no_known_shape(value, name)
     if isinstance(value, list) and not all(isinstance(x, Mapping) for x in value):
         return Input("ids", _ids(value, name), name, "token ids", path=path)  # the id check names the first bad entry
     if _is_messages(value) or (isinstance(value, Mapping) and isinstance(value.get("messages"), list) and not _is_run_object(value)):
@@ -376,13 +417,38 @@ def _read_json(value: Any, name: str, where: Path, path: Path | None, form: Form
     runs = runs_from_json(value, where)
     errors = [r.load_error for r in runs if r.load_error is not None]
     if isinstance(value, Mapping) and len(runs) == 1 and any(d.code == "load.unknown-shape" for d in runs[0].diagnostics):
-        keys = ", ".join(sorted(map(str, value))[:8])
-        raise InputError(f"{name}: JSON of no known shape (keys: {keys}); expected {_WHAT}", "unknown-shape")
+        raise _no_known_shape(value, name)
     if runs and len(errors) == len(runs):
         raise InputError(errors[0])
     if len(runs) == 1 and _is_capture(runs[0]):
         return Input("runs", tuple(runs), name, "a capture", path=path)
     return _runs(runs, name, "JSON", path)
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in words: ``JSON null``, ``a JSON string``, ``a JSON object with keys a, b``…
+
+    >>> json_kind(None), json_kind("hi"), json_kind(2.5), json_kind(True), json_kind({"foo": 1}), json_kind({})
+    ('JSON null', 'a JSON string', 'a JSON number', 'a JSON boolean', 'a JSON object with keys foo', 'an empty JSON object')
+    """
+    if value is None:
+        return "JSON null"
+    if isinstance(value, bool):
+        return "a JSON boolean"
+    if isinstance(value, (int, float)):
+        return "a JSON number"
+    if isinstance(value, str):
+        return "a JSON string"
+    if isinstance(value, Mapping):
+        keys = sorted(map(str, value))
+        if not keys:
+            return "an empty JSON object"
+        return "a JSON object with keys " + ", ".join(keys[:8]) + (", …" if len(keys) > 8 else "")
+    return "a JSON array"
+
+
+def _no_known_shape(value: Any, name: str) -> InputError:
+    return InputError(f"{name}: {json_kind(value)}, of no known shape; expected {_JSON_WHAT}", "unknown-shape")
 
 
 def _is_messages(value: Any) -> bool:
@@ -457,12 +523,17 @@ def _read_object(source: Any, name: str | None, form: Form | None) -> Input:
     if isinstance(source, Sequence) and source and all(isinstance(r, Run) for r in source):
         return _runs(source, label, "runs", None)
     if isinstance(source, Sequence) and not isinstance(source, str) and all(_is_int(t) for t in source):
-        return Input("ids", _ids(list(source), label), label, "token ids")  # empty too: a live replay starts so
+        # empty too: a stream with no tokens (a live replay starts so)
+        return Input("ids", _ids(list(source), label), label, "token ids" if source else "token ids (empty)")
     if isinstance(source, Mapping) or _is_messages(source):
         return _read_json(source, label, Path(label), None, form)
     if isinstance(source, Sequence) and source and all(isinstance(m, Mapping) for m in source):
         return _read_json(list(source), label, Path(label), None, form)
     raise InputError(f"cannot read a {type(source).__name__}; pass {_WHAT}, or a Run, token ids, a Conversation or server-check results")
+
+
+def _text_form(text: str) -> str:
+    return "Harmony text" if text.strip() else "Harmony text (empty)" if not text else "Harmony text (whitespace only)"
 
 
 def _is_int(value: Any) -> bool:

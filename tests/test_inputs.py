@@ -113,7 +113,7 @@ def test_a_markdown_trial_is_read_as_stats_reads_it(corpus_dir) -> None:
     run = load_runs(path)[-1]
     assert list(last.ids) == [*run.prompt_token_ids, *run.completion_token_ids]
     assert last.prompt_tokens == len(run.prompt_token_ids) and last.label == "run 3 of 4 (cities_3_cot_true_trial-1#turn-4)"
-    with pytest.raises(InputError, match=r"run 4 is out of range; it holds 4 run\(s\), 0 to 3"):
+    with pytest.raises(InputError, match=r"run 4 is out of range; it holds 4 runs: 0 to 3, or -4 to -1 from the end"):
         found.stream(4)
 
 

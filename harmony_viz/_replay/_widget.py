@@ -19,7 +19,8 @@ import anywidget
 import traitlets
 
 from harmony_viz._replay._api_view import ApiViews
-from harmony_viz._replay._page import name_of, page_html, payload
+from harmony_viz._replay import page_html  # the package's: an empty stream's page says so
+from harmony_viz._replay._page import name_of, payload
 from harmony_viz._replay._steps import PRESETS, step_error, step_for_tokens, tokens_fed
 from harmony_viz._static import asset
 from harmony_viz.inputs import read

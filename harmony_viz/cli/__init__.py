@@ -64,7 +64,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     previous = _quick_exit(args.command)
+    from harmony_viz.cli._common import ARGS, check_tools_flag
+
+    token = ARGS.set(args)
     try:
+        check_tools_flag(args)  # a flag is checked whenever it is given, whatever else is asked
         return int(args.func(args) or 0)
     except (CLIError, InputError, VocabularyError) as exc:
         print(f"harmony-viz {args.command}: {exc}", file=sys.stderr)
@@ -78,6 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"harmony-viz {args.command}: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     finally:
+        ARGS.reset(token)
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
 

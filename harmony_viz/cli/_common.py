@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextvars
 import json
 import os
 import shutil
@@ -40,13 +41,71 @@ class CLIError(Exception):
     """A user error: printed as one line, exit status 2."""
 
 
+# The arguments of the command running now (set by ``cli.main``): the flags read_source checks.
+ARGS: contextvars.ContextVar[argparse.Namespace | None] = contextvars.ContextVar("harmony_viz_cli_args", default=None)
+
+
 def read_source(path: str, *, form: str | None = None) -> Any:
-    """``path`` (``-`` for standard input) read by the one reader, :func:`harmony_viz.inputs.read`."""
+    """``path`` (``-`` for standard input) read by the one reader, :func:`harmony_viz.inputs.read`.
+
+    The flags about the input are checked here, whenever they are given, so every command
+    that reads a stream refuses the same way (exit 2, one line): ``--run N`` must be a run
+    the input holds (any input but a file of runs holds one), ``--tools`` a readable file.
+    """
     from harmony_viz.inputs import read, read_text
 
+    args = ARGS.get()
+    check_tools_flag(args)
     if path == "-":
-        return read_text(read_input("-"), "standard input", form=form)  # type: ignore[arg-type]
-    return read(Path(path), form=form)  # type: ignore[arg-type]
+        found = read_text(read_input("-"), "standard input", form=form)  # type: ignore[arg-type]
+    else:
+        found = read(Path(path), form=form)  # type: ignore[arg-type]
+    run = getattr(args, "run", None)
+    if isinstance(run, int) and not isinstance(run, bool):
+        found.check_run(run)
+    return found
+
+
+def check_tools_flag(args: argparse.Namespace | None) -> None:
+    """``--tools FILE``: the file must exist and be readable UTF-8 text, whatever else the command is asked for."""
+    tools = getattr(args, "tools", None)
+    if not isinstance(tools, str) or tools == "-":
+        return
+    p = Path(tools)
+    if not p.exists():
+        raise CLIError(f"--tools {tools}: no such file; expected an OpenAI tools array (JSON)")
+    if p.is_dir():
+        raise CLIError(f"--tools {tools}: is a folder; expected a JSON file holding an OpenAI tools array")
+    try:
+        p.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise CLIError(f"--tools {tools}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise CLIError(f"--tools {tools}: not UTF-8 text (byte {exc.start}); expected an OpenAI tools array (JSON)") from None
+
+
+def int_in(low: int | None = None, high: int | None = None, *, what: str = "a whole number") -> Any:
+    """An argparse ``type`` for a whole number from ``low`` to ``high`` (either open); its error names the range."""
+    if low is not None and high is not None:
+        span = f"from {low} to {high}"
+    elif low is not None:
+        span = f"of {low} or more"
+    elif high is not None:
+        span = f"of {high} or less"
+    else:
+        span = ""
+
+    def parse(value: str) -> int:
+        try:
+            n = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what} {span}, got {value!r}".replace("  ", " ")) from None
+        if (low is not None and n < low) or (high is not None and n > high):
+            raise argparse.ArgumentTypeError(f"expected {what} {span}, got {n}")
+        return n
+
+    parse.__name__ = "whole number"
+    return parse
 
 
 def say_read(found: Any, stream: Any = None) -> None:

@@ -7,7 +7,6 @@ import sys
 from typing import Any
 
 from harmony_viz.cli._common import CLIError, add_out, add_role, command, read_source, say_read, write_page
-from harmony_viz.cli._findings import finding_name
 
 _EXAMPLES = """\
 examples:
@@ -23,7 +22,7 @@ def add_parser(subparsers: Any) -> None:
             "conversation and API view. Input: a JSON array of token ids, Harmony text, conversation "
             "JSON or a Chat Completions request ({\"messages\": [...]}), a run file (.json, .jsonl, .parquet, a Markdown trial) or a capture. The page works offline from file://.", epilog=_EXAMPLES)
     p.add_argument("file", metavar="FILE", help="input file, or - for standard input")
-    add_out(p, metavar="OUT.html", default="-", help="where to write the page (default: standard output)", output_alias=True)
+    add_out(p, metavar="OUT.html", default=None, help="where to write the page; - for standard output (the default when it is a pipe or a file; a terminal gets no page)", output_alias=True)
     p.add_argument("--chunking", default="token", metavar="SPEC",
                    help="how the stream is cut into steps: token (default), every:N, random:SEED, chars:N, bytes:N, server")
     add_role(p)
@@ -35,6 +34,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    args.out = page_destination(args.out)  # the replay and the template page alike
     if args.template is not None:
         from harmony_viz.cli._template_page import run_template_page
 
@@ -47,17 +47,24 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CLIError(f"--chunking: {exc}") from None
     found = read_source(args.file)
-    stream = found.stream(args.run)
-    if not stream.ids or (stream.text is not None and not stream.text.strip()):
-        raise CLIError(f"{finding_name(args.file)}: the stream has no tokens; give Harmony text, token ids, a run or a conversation")
+    stream = found.stream(args.run)  # an empty stream is a page that says so, not an error
     trace = Trace.build(stream.ids, chunking, role=args.role or stream.role)
     step = args.step if args.step >= 0 else trace.n_steps + args.step
     if not 0 <= step < trace.n_steps:
-        raise CLIError(f"--step {args.step} is out of range: this replay has steps 0 to {trace.n_steps - 1} (or -1 for the end)")
+        raise CLIError(f"--step {args.step} is out of range: this replay has steps 0 to {trace.n_steps - 1}, or -{trace.n_steps} to -1 from the end")
     say_read(found, stream)  # once every input is known good: bad input stays one line
     name = name_of(found, stream) or ("standard input" if args.file == "-" else args.file)
     page = page_html(trace, step=step, title=args.title, server=stream.server, prompt_tokens=stream.prompt_tokens, name=name)
-    out = write_page(args.out, page, "replay.html")
-    if out is not None:
-        print(f"wrote {out} ({len(stream.ids)} tokens, {trace.n_steps} steps, {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
+    written = write_page(args.out, page, "replay.html")
+    if written is not None:
+        print(f"wrote {written} ({len(stream.ids)} tokens, {trace.n_steps} steps, {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
     return 0
+
+
+def page_destination(out: str | None) -> str:
+    """Where the page goes: ``-o`` as given; without it standard output, unless that is a terminal (then exit 2)."""
+    if out is not None:
+        return out
+    if sys.stdout.isatty():
+        raise CLIError("no page written: standard output is a terminal; give -o OUT.html (or -o - to print it anyway)")
+    return "-"

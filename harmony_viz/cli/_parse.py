@@ -60,10 +60,12 @@ def run(args: argparse.Namespace) -> int:
     # Text is scanned as text: the vocabulary is loaded only when a projection counts tokens.
     stream = Stream((), text=found.value) if found.kind == "text" and not projecting else found.stream(args.run)
     tools = None
-    if projecting:
+    if args.tools:  # checked whenever given, though only a projection uses it
         from harmony_viz.cli._lint import load_tools
 
-        tools = load_tools(args.tools) if args.tools else (list(stream.tools) if stream.tools else None)
+        tools = load_tools(args.tools)
+    if projecting and tools is None and stream.tools:
+        tools = list(stream.tools)
     say_read(found, stream)  # once every input is known good: bad input stays one line
     # A projection counts tokens (its usage), so it scans the ids; messages and events keep the input's own units.
     source = list(stream.ids) if projecting else stream.source

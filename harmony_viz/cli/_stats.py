@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, atomic_path, command, write_json, write_text
+from harmony_viz.cli._common import CLIError, atomic_path, command, int_in, write_json, write_text
 
 _EXAMPLES = """\
 examples:
@@ -36,10 +36,10 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it shows only on a terminal anyway)")
     scale = p.add_argument_group("at scale")
     scale.add_argument("--parquet", metavar="OUT", help="write one row per run (the --json columns) to OUT.parquet in flat memory; prints a one-line summary")
-    scale.add_argument("--jobs", type=int, default=1, metavar="N", help="processes sharing the work (same rows as one job; default 1)")
+    scale.add_argument("--jobs", type=int_in(1), default=1, metavar="N", help="processes sharing the work (same rows as one job; default 1)")
     scale.add_argument("--column", metavar="NAME", help="field holding Harmony text, token ids or chat messages (Parquet, datasets, JSONL records)")
     scale.add_argument("--engine", choices=("local", "ray"), default="local", help="local processes (default) or Ray Data (needs harmony-viz[scale]; writes a folder of Parquet parts)")
-    scale.add_argument("--batch-size", type=int, default=512, metavar="N", help="records per batch (default 512)")
+    scale.add_argument("--batch-size", type=int_in(1), default=512, metavar="N", help="records per batch (default 512)")
 
 
 def run(args: argparse.Namespace) -> int:
