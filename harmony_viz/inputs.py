@@ -418,6 +418,8 @@ def _read_json(value: Any, name: str, where: Path, path: Path | None, form: Form
     errors = [r.load_error for r in runs if r.load_error is not None]
     if isinstance(value, Mapping) and len(runs) == 1 and any(d.code == "load.unknown-shape" for d in runs[0].diagnostics):
         raise _no_known_shape(value, name)
+    if isinstance(value, list) and runs and all(any(d.code == "load.unknown-shape" for d in r.diagnostics) for r in runs):
+        raise InputError(f"{name}: a JSON array of objects of no known shape (the first is {json_kind(value[0])}); expected {_JSON_WHAT}", "unknown-shape")
     if runs and len(errors) == len(runs):
         raise InputError(errors[0])
     if len(runs) == 1 and _is_capture(runs[0]):

@@ -107,6 +107,7 @@ SHAPELESS = {
     "boolean.json": ("true", "a JSON boolean"),
     "object.json": ('{"foo": 1}', "a JSON object with keys foo"),
     "empty-object.json": ("{}", "an empty JSON object"),
+    "objects.json": ('[{"foo": 1}, {"bar": 2}]', "a JSON array of objects"),
 }
 
 
@@ -120,7 +121,8 @@ def test_a_json_file_of_no_known_shape_is_bad_input(tmp_path, cli, command, name
     assert rc == (1 if command == "stats" else 2), err
     lines = err.splitlines()
     assert len(lines) == 1, err
-    assert lines[0].startswith(f"harmony-viz {command}: {path}: {found}, of no known shape; expected a JSON array of token ids"), err
+    assert lines[0].startswith(f"harmony-viz {command}: {path}: {found}"), err
+    assert " of no known shape" in lines[0] and "; expected a JSON array of token ids" in lines[0], err
     assert "Harmony text comes from a file that is not JSON" in lines[0]
     assert out in ("", "[]\n")
     assert not (tmp_path / "out.html").exists()
@@ -257,6 +259,8 @@ def test_html_writes_no_page_to_a_terminal(tmp_path, source):
         (["lint", "IN", "--run", "1"], "run 1 is out of range; it holds 1 run: 0, or -1 from the end"),
         (["html", "IN", "--chunking", "every:0", "-o", "out.html"], "the size must be at least 1, got 0"),
         (["html", "IN", "--chunking", "chars:0", "-o", "out.html"], "the size must be at least 1, got 0"),
+        (["html", "IN", "--chunking", "every:-1", "-o", "out.html"], "--chunking every:-1: every:N takes a whole number of 1 or more, got '-1'"),
+        (["html", "IN", "--chunking", "bytes:x", "-o", "out.html"], "--chunking bytes:x: bytes:N takes a whole number of 1 or more, got 'x'"),
         (["stats", "IN", "--jobs", "0"], "argument --jobs: expected a whole number of 1 or more, got 0"),
         (["stats", "IN", "--batch-size", "0"], "argument --batch-size: expected a whole number of 1 or more, got 0"),
         (["stats", "IN", "--jobs", "two"], "argument --jobs: expected a whole number of 1 or more, got 'two'"),

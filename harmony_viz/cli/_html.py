@@ -45,6 +45,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         chunking = parse_chunking(args.chunking)
     except ValueError as exc:
+        kind, _, value = args.chunking.partition(":")
+        if kind in ("every", "chars", "bytes", "random") and str(exc).startswith("unknown chunking"):
+            wanted = "a whole number (any seed)" if kind == "random" else "a whole number of 1 or more"
+            raise CLIError(f"--chunking {args.chunking}: {kind}:{'SEED' if kind == 'random' else 'N'} takes {wanted}, got {value!r}") from None
         raise CLIError(f"--chunking: {exc}") from None
     found = read_source(args.file)
     stream = found.stream(args.run)  # an empty stream is a page that says so, not an error
