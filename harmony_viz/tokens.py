@@ -20,10 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import tiktoken
-
 if TYPE_CHECKING:
     import numpy as np
+    import tiktoken
 
 __all__ = [
     "FIRST_SPECIAL",
@@ -168,6 +167,8 @@ def _ranks_from_file(path: Path) -> dict[bytes, int]:
 
 
 def _load() -> tiktoken.Encoding:
+    import tiktoken  # here, not at the top: commands that read text never load the vocabulary
+
     base = os.environ.get("TIKTOKEN_ENCODINGS_BASE")
     if base:
         path = Path(base) / VOCAB_FILE

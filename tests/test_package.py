@@ -203,3 +203,57 @@ def test_the_names_the_readme_gives_each_subpackage_are_there():
             packages = re.findall(r"`hv\.(\w+)`", first)
             for name in re.findall(r"`(\w+)`", holds):
                 assert any(hasattr(importlib.import_module(f"harmony_viz.{p}"), name) for p in packages), (packages, name)
+
+
+# -- the light door (issue 25 item 7) -------------------------------------------------------------
+
+_NO_VOCABULARY = """
+import contextlib, io, sys
+from harmony_viz.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    codes = [main(argv) for argv in {argvs!r}]
+import harmony_viz.tokens as tokens
+print(codes, tokens._encoding is None, 'tiktoken' in sys.modules)
+"""
+
+
+def test_commands_that_read_text_build_no_vocabulary(tmp_path):
+    """parse and lint of Harmony text scan the text itself: no tiktoken, no o200k (the vocabulary costs ~0.3 s)."""
+    src = tmp_path / "s.txt"
+    src.write_text("<|start|>user<|message|>Hi<|end|><|start|>assistant<|channel|>final<|message|>Hello<|end|>")
+    argvs = [["parse", str(src)], ["parse", str(src), "--output", "events", "--chunk-seed", "3"], ["lint", str(src)], ["escape", str(src)]]
+    out = subprocess.run([sys.executable, "-c", _NO_VOCABULARY.format(argvs=argvs)], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["[0,", "0,", "0,", "0]", "True", "False"]
+    # a projection counts tokens: then the vocabulary is loaded
+    out = subprocess.run([sys.executable, "-c", _NO_VOCABULARY.format(argvs=[["parse", str(src), "--output", "chat"]])], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["[0]", "False", "True"]
+
+
+def _readme() -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_opens_with_use_it_then_develop_and_test():
+    readme = _readme()
+    heads = [line for line in readme.splitlines() if line.startswith("## ")]
+    assert heads[:2] == ["## Use it", "## Develop and test"]
+    use = readme.split("\n## Use it\n", 1)[1].split("\n## ", 1)[0]
+    assert "pip install -e ." in use and "harmony-viz demo -o demo.html" in use and "npm" in use and "python -m build --wheel" in use
+    assert 'pip install "harmony-viz[templates]"' in use
+
+
+def test_the_readme_install_and_test_lines_are_what_ci_runs():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    dev = _readme().split("\n## Develop and test\n", 1)[1].split("\n## ", 1)[0]
+    install = next(line for line in ci if line.startswith("pip install "))
+    assert install in dev and "python -m pytest" in ci and "\npython -m pytest" in dev
+
+
+def test_the_readme_table_names_each_extra_and_its_commands():
+    use = _readme().split("\n## Use it\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in use.splitlines() if line.startswith("| ")]
+    table = "\n".join(rows)
+    for extra in ("record", "templates", "scale"):
+        assert f"`{extra}`" in table, extra
+    for command in ("template-check", "html --template", "record", "make-tiny-model", "stats --engine ray", "server-check", "replay-server"):
+        assert f"`{command}" in table, command
