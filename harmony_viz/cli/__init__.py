@@ -64,11 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     previous = _quick_exit(args.command)
-    from harmony_viz.cli._common import ARGS, check_tools_flag
+    from harmony_viz.cli._common import ARGS
 
-    token = ARGS.set(args)
+    token = ARGS.set(args)  # read_source checks the flags about the input (--run, --tools) whenever given
     try:
-        check_tools_flag(args)  # a flag is checked whenever it is given, whatever else is asked
         return int(args.func(args) or 0)
     except (CLIError, InputError, VocabularyError) as exc:
         print(f"harmony-viz {args.command}: {exc}", file=sys.stderr)
