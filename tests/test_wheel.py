@@ -17,7 +17,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from test_extras import PYPROJECT, cache_dir, make_venv, venv_python
 
 ROOT = Path(__file__).resolve().parents[1]
