@@ -91,7 +91,7 @@ def test_conversation_json_is_rendered_and_its_tools_used(tmp_path, capsys):
     ("argv", "err"),
     [
         (["lint", "nope.txt"], "harmony-viz lint: nope.txt: no such file\n"),
-        (["lint", "{f}/completion.txt", "--tools", "{f}/missing.json"], "harmony-viz lint: {f}/missing.json: no such file\n"),
+        (["lint", "{f}/completion.txt", "--tools", "{f}/missing.json"], "harmony-viz lint: --tools {f}/missing.json: no such file; expected an OpenAI tools array (JSON)\n"),
         (["lint", "{f}/completion.txt", "--tools", "{f}/completion.txt"], "harmony-viz lint: --tools {f}/completion.txt: not JSON (Expecting value, line 1 column 1); expected an OpenAI tools array\n"),
         (["lint", "{f}/completion.txt", "--tools", "{f}/bad_tools.json"], "harmony-viz lint: --tools {f}/bad_tools.json: tools[0] has no function name; expected {{\"type\": \"function\", \"function\": {{\"name\": …}}}}\n"),
         (["lint", "{f}/floats.json"], "harmony-viz lint: {f}/floats.json: token 0 is 1.5, not an integer id (ids are ints 0..201087)\n"),

@@ -206,8 +206,7 @@ def test_cli_html_reads_ids_and_run_files(tmp_path: Path, corpus_dir, capsys) ->
     "argv, message",
     [(["html", "/nonexistent.txt", "-o", "x.html"], "harmony-viz html: /nonexistent.txt: no such file\n"),
      (["html", "IN", "--chunking", "every:0", "-o", "x.html"], "harmony-viz html: --chunking: chunking 'every:0': the size must be at least 1, got 0\n"),
-     (["html", "IN", "--step", "99", "-o", "x.html"], "harmony-viz html: --step 99 is out of range: this replay has steps 0 to 6 (or -1 for the end)\n"),
-     (["html", "EMPTY", "-o", "x.html"], "harmony-viz html: EMPTY: the stream has no tokens; give Harmony text, token ids, a run or a conversation\n")],
+     (["html", "IN", "--step", "99", "-o", "x.html"], "harmony-viz html: --step 99 is out of range: this replay has steps 0 to 6, or -7 to -1 from the end\n")],
 )
 def test_cli_html_user_errors_are_one_line_exit_2(tmp_path: Path, capsys, monkeypatch, argv, message) -> None:
     monkeypatch.chdir(tmp_path)
