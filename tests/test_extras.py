@@ -81,6 +81,29 @@ def test_no_module_imports_an_extra_at_its_top():
     assert offenders == []
 
 
+# Import names of the base dependencies whose distribution is spelled otherwise.
+_DISTRIBUTION = {"json_repair": "json-repair", "jsonschema_rs": "jsonschema-rs"}
+# Modules only an engine's own Python imports (vLLM's venv runs vllm_script.py).
+_ENGINE_MODULES = frozenset({"vllm"})
+
+
+def test_every_third_party_import_is_a_base_dependency_or_an_extra():
+    base = {_name(r) for r in PYPROJECT["project"]["dependencies"]}
+    stray = set()
+    for path in (ROOT / "harmony_viz").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                tops = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                tops = {node.module.split(".")[0]}
+            else:
+                continue
+            for top in tops - set(sys.stdlib_module_names) - {"harmony_viz"} - _ENGINE_MODULES:
+                if _DISTRIBUTION.get(top, top) not in base and top not in EXTRA_OF:
+                    stray.add(f"{path.relative_to(ROOT)}: {top}")
+    assert sorted(stray) == []
+
+
 def test_the_error_is_one_line_naming_the_extra():
     exc = missing("jinja2", reason="No module named 'jinja2'")
     assert isinstance(exc, ImportError) and isinstance(exc, MissingExtraError)
