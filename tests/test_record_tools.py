@@ -118,5 +118,5 @@ def test_a_missing_extra_says_how_to_install_it(tmp_path) -> None:
         "except MissingExtraError as exc:\n    print(exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().endswith("; install with `pip install harmony-viz[record]`")
+    assert out.stdout.strip().endswith("; install with `pip install \"harmony-viz[record]\"`")
     assert out.stdout.startswith("recording needs 'torch', which is not importable")
