@@ -166,7 +166,6 @@ def test_cli_streams_json_from_parquet_input(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--jobs", "0"], "--jobs must be at least 1, got 0"),
         (["--parquet", "o.parquet", "--json"], "--parquet writes the rows to Parquet and prints a summary; leave out --json and --csv (read the Parquet instead)"),
         (["--engine", "ray"], "--engine ray writes Parquet: add --parquet OUT (a folder of parts)"),
     ],
@@ -174,6 +173,14 @@ def test_cli_streams_json_from_parquet_input(tmp_path, capsys):
 def test_bad_options_are_one_line(big_jsonl, extra, message, capsys):
     assert main(["stats", str(big_jsonl), *extra]) == 2
     assert capsys.readouterr().err == f"harmony-viz stats: {message}\n"
+
+
+def test_jobs_names_its_range(big_jsonl, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["stats", str(big_jsonl), "--jobs", "0"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "--jobs: expected a whole number of 1 or more, got 0" in err and "Traceback" not in err
 
 
 def test_a_missing_column_names_the_columns(tmp_path, capsys):
