@@ -39,7 +39,7 @@ def payload(trace: Trace, server: dict[str, Any] | None = None, *, prompt_tokens
     return meta, columns
 
 
-def page_html(trace: Trace, *, step: int = -1, title: str | None = None, server: dict[str, Any] | None = None, prompt_tokens: int | None = None,
+def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server: dict[str, Any] | None = None, prompt_tokens: int | None = None,
               name: str | None = None, links: Sequence[tuple[str, str]] = (), data: tuple[dict[str, Any], bytes] | None = None) -> str:
     """The full text of a standalone page replaying ``trace``, opened at ``step`` (-1: the end of the stream).
 
@@ -85,6 +85,28 @@ def page_html(trace: Trace, *, step: int = -1, title: str | None = None, server:
         f"<script type=\"application/json\" id=\"hv-data\">{script_json(embedded)}</script>\n"
         f"<script>{js}</script>\n</body>\n</html>\n"
     )
+
+
+# What a page of a stream with no tokens says, in its text (an empty stream is no error).
+EMPTY_STREAM = "This stream is empty: no tokens, so there is nothing to replay."
+_APP = '<div id="hv-app"></div>'
+
+
+def page_html(trace: Trace, **kwargs: Any) -> str:
+    """The standalone replay page (see :func:`_page_html` for the arguments).
+
+    A trace with no tokens (an empty file, ``[]``, ``""``) is a page all the same, and says
+    in its text that the stream is empty.
+
+    >>> from harmony_viz.trace import Trace
+    >>> EMPTY_STREAM in page_html(Trace.build([], "token"))
+    True
+    """
+    page = _page_html(trace, **kwargs)
+    if trace.tokens.size == 0:
+        notice = f'<p class="hv-page-line hv-page-empty" data-hv="empty-stream" role="status"><strong>{html.escape(EMPTY_STREAM)}</strong></p>\n'
+        page = page.replace(_APP, notice + _APP, 1)
+    return page
 
 
 def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: str | None = None, step: int = -1, run: int | None = None,
