@@ -56,7 +56,7 @@ def test_vllm_replay_is_the_script_and_keeps_the_tools() -> None:
     ids = read_stream(str(STREAMS / "seed-001.txt"))
     r = replay_request("vllm", "chat", read_request(str(REQUEST)), ids, model="tiny")
     assert r.request["extra_body"]["vllm_xargs"]["script"] == ids and r.request["tools"] and not r.notes
-    with pytest.raises(ValueError, match="replays work with vllm and llama.cpp"):
+    with pytest.raises(ValueError, match="replays work with vllm, llama.cpp, gpt-oss"):
         replay_request("sglang", "chat", {}, ids, model="tiny")
 
 
@@ -141,7 +141,10 @@ def test_matrix_cli_says_which_engine_it_could_not_check_and_exits_1(capsys: pyt
 def test_server_check_engine_flags_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["server-check", "--engine", "sglang", "--base-url", "http://127.0.0.1:9/v1", str(STREAMS / "seed-001.txt")]) == 2
     assert "takes no --base-url" in capsys.readouterr().err
-    assert main(["server-check", "--engine", "sglang", "--api", "responses", str(STREAMS / "seed-001.txt")]) == 2
+    # An API the engine does not serve is said so, not failed, and no engine is run for it.
+    assert main(["server-check", "--engine", "sglang", "--api", "responses", str(STREAMS / "seed-001.txt")]) == 0
+    out = capsys.readouterr().out
+    assert "responses" in out and "not served" in out and "sglang does not serve the responses API" in out
     assert main(["server-check", "--engine", "llama.cpp", str(STREAMS / "seed-001.txt")]) == 2
     assert "need --base-url" in capsys.readouterr().err
 

@@ -23,7 +23,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--prompt", metavar="TEXT", help="one user message")
     what.add_argument("--request", metavar="REQUEST.json", help="a Chat Completions request body (messages, tools)")
-    p.add_argument("--api", choices=["chat", "responses"], default="chat", help="which API (default chat)")
+    p.add_argument("--api", choices=["chat", "responses"], help="which API (default chat; responses for a server that serves no Chat API, as the reference server)")
     p.add_argument("--stream", action="store_true", help="stream the answer (chunks/events kept with arrival times)")
     p.add_argument("--max-tokens", type=int, metavar="N", help="maximum tokens to generate")
     add_out(p, metavar="CAPTURE.json", required=True, help="file to write")

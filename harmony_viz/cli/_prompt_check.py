@@ -11,6 +11,7 @@ EPILOG = """\
 examples:
   harmony-viz prompt-check --base-url http://127.0.0.1:8000/v1 request.json      # vLLM (detected)
   harmony-viz prompt-check --base-url http://127.0.0.1:8080/v1 --json a.json b.json   # llama.cpp
+  harmony-viz prompt-check --base-url http://127.0.0.1:8001/v1 request.json      # the reference server (sent as Responses input)
   harmony-viz prompt-check capture.json          # offline: the prompt ids a capture kept
   harmony-viz prompt-check runs.jsonl            # offline: a tool loop recorded with `record --server`, turn by turn
 
@@ -18,7 +19,8 @@ A REQUEST is a Chat Completions body (messages with reasoning / reasoning_conten
 tool_calls, tool results, tools, reasoning_effort, response_format), or a Responses body
 (input items) for a server that can show its prompt (vLLM's /v1/responses/render). The
 server's prompt comes from vLLM's /v1/chat/completions/render (or return_token_ids), from
-llama.cpp's /apply-template + /tokenize, or from a server's prompt_token_ids. Ours is our
+llama.cpp's /apply-template + /tokenize, from the reference server's first infer_next_token
+call (`replay-server --engine gpt-oss`), or from a server's prompt_token_ids. Ours is our
 renderer's (= openai-harmony), dated as the server's prompt is, at the server's default
 effort when the request names none. Differences carry codes (see the README, prompt lens).
 --json prints one object a line: {file, engine, prompt_source, identical, differences:
@@ -34,9 +36,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                             "difference from our render of the same request.", epilog=EPILOG)
     p.add_argument("files", nargs="+", metavar="REQUEST.json|CAPTURE.json", help="request bodies (with --base-url) or captures (offline)")
     p.add_argument("--base-url", metavar="URL", help="the server, e.g. http://127.0.0.1:8000/v1 (not needed for captures that hold prompt ids)")
-    p.add_argument("--engine", choices=["auto", "vllm", "llama.cpp"], default="auto", help="the engine behind --base-url (default auto: asked of the server)")
+    p.add_argument("--engine", choices=["auto", *(e.name for e in _servers())], default="auto", help="the engine behind --base-url (default auto: asked of the server)")
     p.add_argument("--model", metavar="NAME", help="model name (default: the request's, else the first one the server lists)")
     p.add_argument("--json", action="store_true", help="one JSON object a line per file")
+
+
+def _servers():  # noqa: ANN202
+    from harmony_viz.servers import engines
+
+    return [e for e in engines.engines() if not e.offline]
 
 
 def _print(r: Any) -> None:

@@ -6,18 +6,21 @@ import argparse
 import sys
 
 from harmony_viz.cli._common import CLIError, command, write_json
+from harmony_viz.cli._engines import add_engine_options, engine_names, engine_options
 
 EPILOG = """examples:
   harmony-viz server-check --base-url http://127.0.0.1:8000/v1 --api all seed001.txt
   harmony-viz server-check --base-url http://127.0.0.1:8000/v1 --request req.json --json stream.json
   harmony-viz server-check --base-url http://127.0.0.1:8080/v1 stream.txt   # llama.cpp, detected from /props
   harmony-viz server-check --engine sglang stream.txt     # SGLang 0.5.23's parser, offline
+  harmony-viz server-check --base-url http://127.0.0.1:8001/v1 stream.txt   # the reference server (Responses only)
   harmony-viz server-check capture.json          # offline: a capture made by `harmony-viz capture`
 
 Each STREAM is a completion that follows <|start|>assistant: a JSON array of token ids, or
 Harmony text (one trailing newline is ignored). Live, it is forced through the server: on vLLM
 with vllm_xargs.script (the replay server's logits processor), on llama.cpp with a token-id
-grammar (no tools sent: llama.cpp refuses a grammar with tools); max_tokens = its length.
+grammar (no tools sent: llama.cpp refuses a grammar with tools), on the reference server by its
+infer_next_token hook; max_tokens = its length. An API an engine does not serve is "not served".
 Discrepancies are findings: the exit status is 0 when the check ran, 2 on bad input or an
 unreachable server. Codes and severities: see the README (server lens).
 """
@@ -27,9 +30,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p = command(subparsers, "server-check", run, help="replay streams through a server (or read captures) and list where its answer departs from the tokens", description="Compare a server's Chat Completions / Responses answer with our projection of the same tokens.", epilog=EPILOG)
     p.add_argument("files", nargs="+", metavar="STREAM|CAPTURE", help="stream files (with --base-url) or capture files (without)")
     p.add_argument("--base-url", metavar="URL", help="the server, e.g. http://127.0.0.1:8000/v1 (omit to check captures offline)")
-    p.add_argument("--engine", choices=["auto", "vllm", "llama.cpp", "sglang"], default="auto",
-                   help="the engine behind --base-url (default auto: asked of the server); sglang runs SGLang's parser offline, no URL")
-    p.add_argument("--sglang-python", metavar="PY", help="the Python of SGLang's venv (default: $HARMONY_VIZ_SGLANG_PYTHON, else .venv-sglang)")
+    p.add_argument("--engine", choices=engine_names(auto=True), default="auto",
+                   help="the engine behind --base-url (default auto: asked of the server); an offline one (sglang: SGLang's parser) takes no URL")
+    add_engine_options(p, "server-check")
     p.add_argument("--model", metavar="NAME", help="model name (default: the first one the server lists)")
     p.add_argument("--request", metavar="REQUEST.json", help="a Chat Completions request body (messages, tools); Responses requests are derived from it")
     p.add_argument("--api", choices=["chat", "chat-stream", "responses", "responses-stream", "all"], default="all", help="which API to check (default all)")
@@ -39,34 +42,34 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _saving(results, folder: str, request: dict):  # noqa: ANN001, ANN202
-    """Pass results on, saving each as a capture (``STEM.API.json``) on the way."""
+    """Pass offline results on, saving each as a capture (``STEM.API.json``) on the way."""
     from pathlib import Path
 
     from harmony_viz.servers import capture_of_result, save_capture
 
     Path(folder).mkdir(parents=True, exist_ok=True)
     for r in results:
-        run = capture_of_result(r, {**request, "model": "sglang-0.5.23-parser"}, base_url="offline:sglang", model="sglang-0.5.23-parser")
-        save_capture(run, Path(folder) / f"{Path(r.file).stem}.{r.api}.json")
+        if r.served:
+            model = f"{r.engine}-{r.engine_version}-parser"
+            run = capture_of_result(r, {**request, "model": model}, base_url=f"offline:{r.engine}", model=model)
+            save_capture(run, Path(folder) / f"{Path(r.file).stem}.{r.api}.json")
         yield r
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.servers import APIS, CheckInputError, LaunchError, ServerError, check_captures, check_sglang, check_streams, format_result, read_request
+    from harmony_viz.servers import APIS, CheckInputError, LaunchError, ServerError, check_captures, check_engine, check_streams, engines, format_result, read_request
 
     try:
-        if args.engine == "sglang":
+        apis = APIS if args.api == "all" else (args.api,)
+        offline = args.engine != "auto" and engines.get(args.engine).offline
+        if offline:
             if args.base_url:
-                raise CLIError("--engine sglang runs SGLang's parser offline: it takes no --base-url")
-            apis = ("chat", "chat-stream") if args.api == "all" else (args.api,)
-            if set(apis) - {"chat", "chat-stream"}:
-                raise CLIError("SGLang's parser gives Chat Completions answers only: --api chat, chat-stream or all")
+                raise CLIError(f"--engine {args.engine} runs offline: it takes no --base-url")
             request = read_request(args.request)
-            results = check_sglang(args.files, python=args.sglang_python, request=request, apis=apis)
+            results = check_engine(args.engine, args.files, request=request, apis=apis, options=engine_options(args))
             if args.save_captures:
                 results = _saving(results, args.save_captures, request)
         elif args.base_url:
-            apis = APIS if args.api == "all" else (args.api,)
             engine = None if args.engine == "auto" else args.engine
             results = check_streams(args.base_url, args.files, model=args.model, request=read_request(args.request), apis=apis, timeout=args.timeout,
                                     save_captures=args.save_captures, engine=engine)

@@ -1,17 +1,20 @@
 """The server lens: replay token streams through real engines, capture live servers, compare with our projection.
 
-Engines: vLLM (a logits processor forces the stream), llama.cpp's llama-server (a token-id
-grammar forces it) and SGLang's Harmony parser (its own code, run offline in a venv of its own).
+Engines (``servers/engines/``, one module each, one registry): vLLM (a logits processor forces the
+stream), llama.cpp's llama-server (a token-id grammar forces it), SGLang's Harmony parser (its own
+code, run offline in a venv of its own) and OpenAI's reference Responses server (its own
+``infer_next_token`` hook forces it).
 
 Modules, one job each:
 - ``vllm_script``: the vLLM logits processor that forces a request's ``vllm_xargs.script``;
 - ``_launch``: ``harmony-viz replay-server`` (start an engine on the tiny model, stop all of it cleanly);
-- ``_engines``: which engine a URL serves, and how a replay is asked of each;
+- ``engines/``: one module per engine (``vllm``, ``llama_cpp``, ``sglang``, ``gpt_oss``) behind one protocol,
+  and the registry that detection, the CLI's choices and the tables read;
 - ``_client``: requests to any OpenAI-compatible server through the official ``openai`` client;
 - ``_answer``: a server answer (object, chunks or events) reduced to what is compared;
 - ``_compare``: server answer vs our projection, as discrepancy records;
 - ``_check``: ``server-check`` for streams and captures; ``_capture``: ``capture``; ``_matrix``: ``matrix``;
-- ``_sglang`` (with ``sglang_runner``, run in SGLang's venv): SGLang's parser, offline;
+- ``sglang_runner`` and ``gpt_oss_app``: scripts run in SGLang's and the reference server's venvs;
 - ``_prompt``: the prompt a server rendered; ``_prompt_check``: ``prompt-check``, that prompt against ours;
 - ``_view``: the server tab's data; ``lens``: tables, shipped data, a replay server from Python.
 
@@ -33,16 +36,17 @@ _HOMES: dict[str, str] = {
     "expected_for": "_check", "format_result": "_check", "read_request": "_check", "read_stream": "_check",
     "capture": "_capture", "capture_of_result": "_capture", "capture_result": "_capture", "ids_from_logprobs": "_capture", "is_capture": "_capture",
     "load_capture": "_capture", "save_capture": "_capture",
-    "ENGINES": "_engines", "NO_TOOLS_NOTE": "_engines", "Replay": "_engines", "detect_engine": "_engines", "llama_grammar": "_engines",
-    "replay_request": "_engines",
+    "Engine": "engines", "Probe": "engines", "Replay": "engines", "detect_engine": "engines", "register": "engines", "replay_request": "engines",
+    "NO_TOOLS_NOTE": "engines.llama_cpp", "llama_grammar": "engines.llama_cpp", "find_gpt_oss_python": "engines.gpt_oss",
+    "check_engine": "_check", "not_served": "_check",
     "MatrixCell": "_matrix", "matrix": "_matrix", "matrix_table": "_matrix",
-    "SGLANG_RUNNER": "_sglang", "SGLangRun": "_sglang", "check_sglang": "_sglang", "find_sglang_python": "_sglang", "run_sglang": "_sglang",
-    "sglang_answers": "_sglang", "sglang_results": "_sglang", "sglang_texts": "_sglang",
+    "SGLANG_RUNNER": "engines.sglang", "SGLangRun": "engines.sglang", "check_sglang": "engines.sglang", "find_sglang_python": "engines.sglang",
+    "run_sglang": "engines.sglang", "sglang_answers": "engines.sglang", "sglang_results": "engines.sglang", "sglang_texts": "engines.sglang",
     "LaunchError": "_launch", "LlamaSpec": "_launch", "ServerSpec": "_launch", "ensure_gguf": "_launch", "ensure_model": "_launch",
     "find_chat_template": "_launch", "find_llama_server": "_launch", "find_python": "_launch", "llama_tree": "_launch", "serve": "_launch",
     "lens_source": "_view",
     "PromptUnavailable": "_prompt", "ServerPrompt": "_prompt", "server_prompt": "_prompt",
-    "PromptCheck": "_prompt_check", "chat_of_responses": "_prompt_check", "check_file": "_prompt_check", "check_path": "_prompt_check", "turn_checks": "_prompt_check", "compare_prompt": "_prompt_check",
+    "PromptCheck": "_prompt_check", "chat_of_responses": "_prompt_check", "responses_of_chat": "_prompt_check", "check_file": "_prompt_check", "check_path": "_prompt_check", "turn_checks": "_prompt_check", "compare_prompt": "_prompt_check",
     "prompt_check": "_prompt_check", "read_prompt_input": "_prompt_check", "request_rejected": "_prompt_check", "capture_prompt_check": "_prompt_check",
 }
 

@@ -15,11 +15,16 @@ REASONING_FIELDS = ("reasoning_content", "reasoning")
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """One tool call: its name (without ``functions.``), arguments as sent, and the item type."""
+    """One tool call: its name (without ``functions.``), arguments as sent, and the item type.
+
+    ``late``: in a Responses stream, the call came whole in its ``output_item.done`` only (no
+    ``output_item.added``, no argument deltas), so a client that builds calls as they stream misses it.
+    """
 
     name: str
     arguments: str
     kind: str = "function"
+    late: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +215,8 @@ def from_response_events(events: list[dict[str, Any]]) -> Answer:
     reasoning: dict[int, list[str]] = {}
     args: dict[int, list[str]] = {}
     names: dict[int, tuple[str, str]] = {}
+    added: set[int] = set()  # calls announced by output_item.added
+    streamed: set[int] = set()  # calls whose arguments came as deltas
     for event in events:
         kind = event.get("type")
         at = int(event.get("output_index") or 0)
@@ -219,10 +226,13 @@ def from_response_events(events: list[dict[str, Any]]) -> Answer:
             reasoning.setdefault(at, []).append(event.get("delta") or "")
         elif kind in ("response.function_call_arguments.delta", "response.mcp_call_arguments.delta"):
             args.setdefault(at, []).append(event.get("delta") or "")
+            streamed.add(at)
         elif kind in ("response.output_item.added", "response.output_item.done"):
             item = event.get("item") or {}
             if item.get("type") in ("function_call", "mcp_call"):
                 names[at] = (_short_name(str(item.get("name") or "")), str(item.get("type")))
+                if kind == "response.output_item.added":
+                    added.add(at)
                 if kind == "response.output_item.done" and at not in args and item.get("arguments"):
                     args[at] = [str(item["arguments"])]  # sent whole, without deltas
     final = final_response(events)
@@ -230,7 +240,7 @@ def from_response_events(events: list[dict[str, Any]]) -> Answer:
     return Answer(
         content=_join(["".join(content[k]) for k in sorted(content)]),
         reasoning=_join(["".join(reasoning[k]) for k in sorted(reasoning)]),
-        calls=tuple(Call(names[k][0], "".join(args.get(k, ())), names[k][1]) for k in sorted(names)),
+        calls=tuple(Call(names[k][0], "".join(args.get(k, ())), names[k][1], late=k not in added and k not in streamed) for k in sorted(names)),
         finish=done.finish,
         reasoning_tokens=done.reasoning_tokens,
         items=done.items,

@@ -75,36 +75,49 @@ def _token_times(ex: Exchange) -> tuple[float, ...] | None:
 
 
 def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any] | None = None, model: str | None = None,
-            api: str = "chat", stream: bool = False, max_tokens: int | None = None, out: str | os.PathLike[str] | None = None,
+            api: str | None = None, stream: bool = False, max_tokens: int | None = None, out: str | os.PathLike[str] | None = None,
             timeout: float = 300.0, engine: str | None = None) -> Any:
     """Send one real request and keep it all as a :class:`~harmony_viz.runs.Run` (saved to ``out`` as JSON).
 
     ``request`` is a Chat Completions body (messages, tools); ``prompt`` makes a one-message
-    one. For ``api="responses"`` the Responses request is derived from it. Fields the API
+    one. For ``api="responses"`` the Responses request is derived from it; ``api=None`` is
+    ``chat``, or ``responses`` for an engine that serves no Chat API. Fields the API
     does not define (``grammar``, ``logit_bias``, ``cache_prompt``…) are sent as given.
     Chat asks for ``logprobs``, so a llama-server's answer carries its token ids. The engine
-    (detected unless given) is kept with the capture.
+    (detected unless given; a registry name) and its version are kept with the capture. An API
+    the engine does not serve is a ValueError (the reference server serves only Responses).
 
     >>> run = capture("http://127.0.0.1:8000/v1", prompt="Hi", stream=True, out="hi.json")  # doctest: +SKIP
     >>> run.metadata.extra["server"]["token_ids_source"]  # doctest: +SKIP
     'return_token_ids'
     """
-    if api not in APIS:
+    if api not in (*APIS, None):
         raise ValueError(f"unknown api {api!r}; expected chat or responses")
     if (prompt is None) == (request is None):
         raise ValueError("pass exactly one of prompt= and request=")
     body = dict(request) if request is not None else {"messages": [{"role": "user", "content": prompt}]}
-    client = client_for(base_url, timeout=timeout)
-    model = model or body.get("model") or default_model(client)
-    full_api = api + ("-stream" if stream else "")
-    started = _now()
-    req = build_request(full_api, body, model=model, max_tokens=max_tokens or body.get("max_tokens"), script=None)
-    if api == "chat":
-        req.setdefault("logprobs", True)  # token ids from logprob tokens, where a server ignores return_token_ids
-    if engine is None:
-        from harmony_viz.servers._engines import detect_engine
+    from harmony_viz.servers import engines
 
-        engine = detect_engine(base_url)
+    client = client_for(base_url, timeout=timeout)
+    found = engines.get(engine) if engine is not None else None
+    if found is None:
+        if model is None and not body.get("model"):
+            try:
+                model = default_model(client)  # an unreachable server is told first; a server that lists none may still be known
+            except ServerError:
+                found = engines.detect(base_url)
+                if found is None:
+                    raise
+        found = found or engines.detect(base_url) or engines.GENERIC
+    model = model or body.get("model") or found.model(client)
+    api = api or ("chat" if "chat" in found.apis else "responses")  # the reference server serves only Responses
+    full_api = api + ("-stream" if stream else "")
+    if full_api not in found.apis:
+        raise ValueError(found.not_served(full_api))
+    started = _now()
+    req = found.capture_request(full_api, build_request(full_api, body, model=model, max_tokens=max_tokens or body.get("max_tokens"), script=None))
+    version = found.version(engines.Probe(base_url))
+    engine = None if found is engines.GENERIC else found.name
     ex = send(client, full_api, req)
     # A strict server may refuse vLLM's fields, then logprobs: ask again with less.
     for drop in ("extra_body", "logprobs"):
@@ -112,7 +125,7 @@ def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any]
             break
         req = {k: v for k, v in req.items() if k != drop}
         ex = send(client, full_api, req)
-    run = capture_run(base_url, ex, model=model, started=started, engine=engine)
+    run = capture_run(base_url, ex, model=model, started=started, engine=engine, engine_version=version)
     run = _with_prompt(run, base_url, body, api=api, engine=engine, model=model)
     if out is not None:
         save_capture(run, out)
@@ -142,7 +155,8 @@ def _with_prompt(run: Any, base_url: str, body: dict[str, Any], *, api: str, eng
 
 
 def capture_run(base_url: str, ex: Exchange, *, model: str, started: str | None = None, script: list[int] | None = None,
-                engine: str | None = None, notes: tuple[str, ...] | list[str] = (), withheld_tools: list[dict[str, Any]] | None = None) -> Any:
+                engine: str | None = None, notes: tuple[str, ...] | list[str] = (), withheld_tools: list[dict[str, Any]] | None = None,
+                engine_version: str | None = None) -> Any:
     """The run that keeps exchange ``ex``; ``script`` (a replay's forced ids) stands in for ids the server did not return.
 
     ``engine``, the replay's ``notes`` and the tools it could not send (``withheld_tools``) are
@@ -170,7 +184,7 @@ def capture_run(base_url: str, ex: Exchange, *, model: str, started: str | None 
     server_meta = {
         "base_url": base_url, "api": full_api, "request": req, "final": final, "chunks": list(ex.chunks),
         "arrival_times": list(ex.times), "elapsed": ex.elapsed, "error": ex.error,
-        "token_ids_source": source, "token_ids_note": note, "engine": engine, "notes": list(notes),
+        "token_ids_source": source, "token_ids_note": note, "engine": engine, "engine_version": engine_version, "notes": list(notes),
         "script": list(script) if script is not None else None, "withheld_tools": withheld_tools,
     }
     times = _token_times(ex) if source == "return_token_ids" else None
@@ -189,7 +203,8 @@ def capture_of_result(result: Any, request: dict[str, Any], *, base_url: str, mo
     """A capture run of a check made without a live exchange (SGLang's parser, offline): its answer, engine and notes."""
     ex = Exchange(result.api, request, final=None if result.api.endswith("-stream") else result.server,
                   chunks=tuple(result.server) if result.api.endswith("-stream") else (), elapsed=result.server_seconds, error=result.error)
-    return capture_run(base_url, ex, model=model, script=list(result.token_ids), engine=result.engine, notes=result.notes)
+    return capture_run(base_url, ex, model=model, script=list(result.token_ids), engine=result.engine, notes=result.notes,
+                       engine_version=result.engine_version)
 
 
 def save_capture(run: Any, path: str | os.PathLike[str]) -> Path:
@@ -228,11 +243,11 @@ def capture_result(run: Any, name: str | None = None) -> Any:
     ids = list(run.completion_token_ids)
     if not ids:
         return CheckResult(name or run.id, api, (), None, answer, None, (), server.get("token_ids_note") or "the capture holds no token ids",
-                           engine=server.get("engine"), notes=tuple(server.get("notes") or ()))
+                           engine=server.get("engine"), notes=tuple(server.get("notes") or ()), engine_version=server.get("engine_version"))
     request = server.get("request") or {}
     tools = request.get("tools") or server.get("withheld_tools")  # Chat Completions or Responses tool objects
     notes = tuple(server.get("notes") or ())
-    from harmony_viz.servers._engines import NO_TOOLS_NOTE
+    from harmony_viz.servers.engines.llama_cpp import NO_TOOLS_NOTE
 
     # Ids that came back from the server: replayed when they equal what was forced (or nothing was).
     replayed = None
@@ -241,7 +256,7 @@ def capture_result(run: Any, name: str | None = None) -> Any:
         replayed = script is None or list(script) == ids
     result = check_answer(name or run.id, api, ids, answer, tools=tools, error=server.get("error"), server_seconds=float(server.get("elapsed") or 0.0),
                           engine=server.get("engine"), notes=notes, tools_withheld=NO_TOOLS_NOTE in notes, replayed=replayed)
-    return dataclasses.replace(result, prompt=_prompt_of(run, name or run.id))
+    return dataclasses.replace(result, prompt=_prompt_of(run, name or run.id), engine_version=server.get("engine_version"))
 
 
 def _prompt_of(run: Any, name: str) -> Any:

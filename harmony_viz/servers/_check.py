@@ -26,8 +26,10 @@ class CheckInputError(ValueError):
 class CheckResult:
     """One stream through one api of one engine. ``check_seconds`` is our own cost (projection and comparison).
 
-    ``engine`` is ``"vllm"``, ``"llama.cpp"`` or ``"sglang"`` (None when unknown); ``notes`` say how
-    the replay differed from the request (e.g. tools not sent), empty when nothing needs saying.
+    ``engine`` is a registry name (``servers.engines``; None when unknown) and ``engine_version``
+    its version as the server told it; ``notes`` say how the replay differed from the request (e.g.
+    tools not sent), empty when nothing needs saying. ``served`` is False for an API the engine does
+    not serve: no answer, no finding, not a failure.
     """
 
     file: str
@@ -43,10 +45,13 @@ class CheckResult:
     engine: str | None = None
     notes: tuple[str, ...] = ()
     prompt: Any = None  # a capture's prompt check (``servers.PromptCheck``), when it kept the prompt ids
+    engine_version: str | None = None
+    served: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        out = {"file": self.file, "engine": self.engine, "api": self.api, "replayed": self.replayed, "notes": list(self.notes),
-               "server": self.server, "expected": self.expected, "discrepancies": [d.to_json() for d in self.discrepancies]}
+        out = {"file": self.file, "engine": self.engine, "engine_version": self.engine_version, "api": self.api, "served": self.served,
+               "replayed": self.replayed, "notes": list(self.notes), "server": self.server, "expected": self.expected,
+               "discrepancies": [d.to_json() for d in self.discrepancies]}
         if self.error is not None:
             out["error"] = self.error
         if self.prompt is not None:
@@ -148,6 +153,8 @@ def check_answer(file: str, api: str, ids: Sequence[int], server: Any, *, tools:
     """
     t0 = time.perf_counter()
     expected = expected_for(api, ids, tools)
+    if error is None and server is not None:
+        error = stream_cut(api, server)
     if error is not None or server is None:
         findings = (server_error(error, len(ids)),) if error is not None else ()
         return CheckResult(file, api, tuple(ids), None, server, expected, findings, error, server_seconds, time.perf_counter() - t0, engine, tuple(notes))
@@ -162,6 +169,29 @@ def check_answer(file: str, api: str, ids: Sequence[int], server: Any, *, tools:
             replayed = back == list(ids)
     return CheckResult(file, api, tuple(ids), replayed, server, expected, tuple(findings), error, server_seconds, time.perf_counter() - t0,
                        engine, tuple(notes))
+
+
+_LAST_EVENTS = frozenset(("response.completed", "response.incomplete", "response.failed"))
+
+
+def stream_cut(api: str, server: Any) -> str | None:
+    """Why a stream that ended without error is not whole (an error event, or no last event), else None."""
+    if not api.endswith("-stream") or not isinstance(server, list):
+        return None
+    if api == "responses-stream":
+        for event in server:
+            if isinstance(event, dict) and event.get("type") == "error":
+                return f"the stream carried an error event: {event.get('message') or event.get('code') or event}"
+        if not any(isinstance(e, dict) and e.get("type") in _LAST_EVENTS for e in server):
+            return f"the stream ended after {len(server)} event(s) without response.completed, .incomplete or .failed"
+        return None
+    chunks = [c for c in server if isinstance(c, dict)]
+    if any(c.get("error") for c in chunks):
+        bad = next(c["error"] for c in chunks if c.get("error"))
+        return f"the stream carried an error: {bad.get('message') if isinstance(bad, dict) else bad}"
+    if chunks and not any(ch.get("finish_reason") for c in chunks for ch in c.get("choices") or []):
+        return f"the stream ended after {len(chunks)} chunk(s) without a finish_reason"
+    return None
 
 
 def _in_order(part: Sequence[int], whole: Sequence[int]) -> bool:
@@ -184,41 +214,82 @@ def with_stream_final(results: list[CheckResult]) -> list[CheckResult]:
     return out
 
 
+def not_served(file: str, api: str, ids: Sequence[int], engine: Any, version: str | None = None) -> CheckResult:
+    """The result for an API ``engine`` (a registry entry) does not serve: said in its notes, no finding."""
+    return CheckResult(file, api, tuple(ids), None, None, None, (), engine=engine.name, notes=(engine.not_served(api),),
+                       engine_version=version, served=False)
+
+
 def check_streams(base_url: str, streams: Sequence[str], *, model: str | None = None, request: dict[str, Any] | None = None,
                   apis: Sequence[str] = APIS, timeout: float = 120.0, save_captures: str | Path | None = None,
                   engine: str | None = None) -> Iterator[CheckResult]:
     """Replay each stream file through the server for each api and compare.
 
-    ``engine`` is ``"vllm"`` (the replay server's ``vllm_xargs.script``) or ``"llama.cpp"`` (a
-    token-id grammar); None detects it from the server. ``save_captures`` is a folder: each
-    exchange is also saved there as a capture (``STEM.API.json``), which ``server-check`` can
-    check again offline.
+    ``engine`` is a registry name (``servers.engines``: how the stream is forced, which APIs it
+    serves); None detects it from the server. An API it does not serve gives a ``served=False``
+    result. ``save_captures`` is a folder: each exchange is also saved there as a capture
+    (``STEM.API.json``), which ``server-check`` can check again offline.
     """
-    from harmony_viz.servers._engines import detect_engine, replay_request
+    from harmony_viz.servers import engines
 
     parsed = [(s, read_stream(s)) for s in streams]  # bad input fails before any request
     client = client_for(base_url, timeout=timeout)
-    model = model or default_model(client)  # also tells an unreachable server before anything else
-    if engine is None:
-        engine = detect_engine(base_url)
-        if engine is None:
-            raise ServerError(f"cannot tell which engine serves {base_url} (neither /props nor /version answers as llama.cpp or vLLM do); pass --engine")
+    found = engines.get(engine) if engine is not None else None
+    if found is None:
+        default_model(client) if model is None else None  # an unreachable server is told before anything else
+        found = engines.detect(base_url)
+        if found is None:
+            raise ServerError(f"cannot tell which engine serves {base_url} (none of {', '.join(engines.names())} answers as itself); pass --engine")
+    if found.offline:
+        raise ValueError(f"{found.name} runs offline: it takes no server URL")
+    model = model or found.model(client)  # also tells an unreachable server before any replay
+    version = found.version(engines.Probe(base_url, timeout=timeout))
     body = request or {}
     for name, ids in parsed:
         results = []
         for api in apis:
-            replay = replay_request(engine, api, body, ids, model=model)
+            if api not in found.apis:
+                results.append(not_served(name, api, ids, found, version))
+                continue
+            replay = found.replay(api, body, ids, model=model)
             ex: Exchange = send(client, api, replay.request)
             if save_captures is not None:
                 from harmony_viz.servers._capture import capture_run, save_capture
 
                 Path(save_captures).mkdir(parents=True, exist_ok=True)
-                run = capture_run(base_url, ex, model=model, script=list(replay.ids), engine=engine, notes=replay.notes,
-                                  withheld_tools=body.get("tools") if replay.tools_withheld else None)
+                run = capture_run(base_url, ex, model=model, script=list(replay.ids), engine=found.name, notes=replay.notes,
+                                  withheld_tools=body.get("tools") if replay.tools_withheld else None, engine_version=version)
                 save_capture(run, Path(save_captures) / f"{Path(name).stem}.{api}.json")
-            results.append(check_answer(name, api, replay.ids, ex.server, tools=body.get("tools"), error=ex.error, server_seconds=ex.elapsed,
-                                        engine=engine, notes=replay.notes, tools_withheld=replay.tools_withheld))
+            result = check_answer(name, api, replay.ids, ex.server, tools=body.get("tools"), error=ex.error, server_seconds=ex.elapsed,
+                                  engine=found.name, notes=replay.notes, tools_withheld=replay.tools_withheld)
+            results.append(replace(result, engine_version=version))
         yield from with_stream_final(results)
+
+
+def check_engine(engine: str, streams: Sequence[str], *, base_url: str | None = None, request: dict[str, Any] | None = None,
+                 apis: Sequence[str] = APIS, options: dict[str, Any] | None = None, **kwargs: Any) -> Iterator[CheckResult]:
+    """Each stream through ``engine`` (a registry name): live at ``base_url``, or offline for an engine that runs here.
+
+    APIs the engine does not serve give ``served=False`` results, in the order asked.
+    """
+    from harmony_viz.servers import engines
+
+    found = engines.get(engine)
+    if not found.offline:
+        if base_url is None:
+            raise ValueError(f"{found.name} is checked through a server: give its URL")
+        yield from check_streams(base_url, streams, request=request, apis=apis, engine=found.name, **kwargs)
+        return
+    kwargs.pop("timeout", None)  # nothing to wait for offline
+    served = [a for a in apis if a in found.apis]
+    got = list(found.check_offline(streams, request=request or {}, apis=served, options=options or {})) if served else []
+    by_key = {(r.file, r.api): r for r in got}
+    version = next((r.engine_version for r in got), None)
+    for name in streams:
+        ids = next((r.token_ids for r in got if r.file == name), None)
+        for api in apis:
+            hit = by_key.get((name, api))
+            yield hit if hit is not None else not_served(name, api, ids if ids is not None else read_stream(name), found, version)
 
 
 def check_captures(paths: Sequence[str]) -> Iterator[CheckResult]:
@@ -237,6 +308,8 @@ def format_result(r: CheckResult, *, with_file: bool = True) -> str:
     found = f"error: {r.error}" if r.error else ("no discrepancies" if n == 0 else f"{n} discrepanc{'y' if n == 1 else 'ies'}")
     lines = [f"{r.file}  ({len(r.token_ids)} tokens)"] if with_file else []
     engine = f"{r.engine} " if r.engine else ""
+    if not r.served:
+        found = "not served"
     lines.append(f"  {engine}{r.api:<17} replayed={replayed:<4} {found}")
     lines += [f"      note: {n}" for n in r.notes]
     for d in r.discrepancies:

@@ -152,6 +152,16 @@ def _unreachable(exc: Exception) -> bool:
 
 def send(client: Any, api: str, request: dict[str, Any]) -> Exchange:
     """Send one request; an HTTP error is returned in ``error``, an unreachable server raises ServerError."""
+
+    ex = _send_once(client, api, request)
+    if ex.error is not None and ex.error.startswith("connection broken after 0 chunk(s)"):
+        # A server that closed a kept-alive connection after an error (uvicorn does, after a 500) breaks the next
+        # request before it is read: nothing was answered, so asking once more on a fresh connection is safe.
+        ex = _send_once(client, api, request)
+    return ex
+
+
+def _send_once(client: Any, api: str, request: dict[str, Any]) -> Exchange:
     import openai
 
     endpoint = client.chat.completions if api.startswith("chat") else client.responses

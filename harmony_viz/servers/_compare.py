@@ -20,7 +20,7 @@ from harmony_viz.servers._answer import Answer, Call
 
 # code -> (severity, what it means); the README table is written from this.
 CODES: Codes = {
-    "server-error": ("error", "the server answered the token stream with an HTTP error, or its stream ended in an error event: the whole turn is lost"),
+    "server-error": ("error", "the server answered the token stream with an HTTP error, its stream ended in an error event, or its stream was cut before its last event: the whole turn is lost"),
     "reasoning-in-content": ("error", "text that the tokens keep out of sight is in the server's visible content"),
     "preamble-hidden": ("error", "a preamble is missing from the visible output: it is in reasoning, in a reasoning item, or nowhere"),
     "tool-json-in-content": ("error", "a tool call's arguments appear in the visible content"),
@@ -34,6 +34,7 @@ CODES: Codes = {
     "reasoning-tokens-mismatch": ("warning", "usage says a different number of reasoning tokens than the analysis holds; only when the server reports a count"),
     "stream-final-mismatch": ("warning", "the joined stream differs from the non-streamed answer for the same tokens, in text, reasoning or calls"),
     "item-order": ("warning", "Responses items are not in token order"),
+    "call-not-streamed": ("warning", "a Responses stream sends a tool call only in its output_item.done: no output_item.added, no argument deltas; a client that builds calls from the stream's deltas misses it"),
     "field-name": ("info", "the reasoning field has another name, e.g. `reasoning` vs `reasoning_content`"),
 }
 
@@ -183,6 +184,10 @@ def compare(api: str, server: Answer, expected: Answer, messages: Sequence[Any],
         out.append(finding("reasoning-tokens-mismatch", f"usage counts {server.reasoning_tokens} reasoning tokens, the tokens hold {expected.reasoning_tokens}"))
     if api.startswith("responses"):
         out += _item_order(server, messages, n, norms)
+        for c in (c for c in server.calls if c.late):
+            m = next((m for m in calls if m.tool_name == c.name), None)
+            out.append(finding("call-not-streamed", f"the call to {c.name} arrives only whole in response.output_item.done: no output_item.added, "
+                               "no function_call_arguments.delta", at(m, n) if m is not None else None))
     elif server.reasoning_fields and not set(server.reasoning_fields) & set(expected.reasoning_fields or ("reasoning_content",)):
         ours = "/".join(expected.reasoning_fields or ("reasoning_content",))
         out.append(finding("field-name", f"reasoning comes as `{'/'.join(server.reasoning_fields)}`; our projection writes `{ours}`"))

@@ -1,4 +1,4 @@
-"""Start a replay server (vLLM or llama.cpp's llama-server) on the tiny model, and stop all of it cleanly.
+"""Start a replay server (an engine's spec: vLLM, llama.cpp's llama-server, the reference server) and stop all of it cleanly.
 
 The engine runs in our process group (so a terminal's Ctrl-C reaches it too); vLLM forks
 engine workers. On SIGINT/SIGTERM every descendant, found through /proc, is stopped before we
@@ -16,10 +16,10 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 PROCESSOR = "harmony_viz.servers.vllm_script:ScriptedStream"
 MODEL_NAME = "tiny"
-ENGINES: tuple[str, ...] = ("vllm", "llama.cpp")
 LLAMA_CPP_VERSION = "0.3.36"  # the llama-cpp-python sdist whose vendor/llama.cpp we build (scripts/install-llama-cpp.sh)
 LLAMA_INSTALL_HINT = "no llama-server found: run scripts/install-llama-cpp.sh, or pass --llama-server PATH or set HARMONY_VIZ_LLAMA_SERVER"
 TEMPLATE_HINT = ("llama-server needs a gpt-oss chat template (the GGUF carries none): pass --chat-template FILE "
@@ -254,7 +254,7 @@ def stop_tree(proc: subprocess.Popen[bytes], grace: float = 20.0) -> None:
     proc.wait()
 
 
-def wait_healthy(spec: ServerSpec | LlamaSpec, proc: subprocess.Popen[bytes], timeout: float) -> None:
+def wait_healthy(spec: Any, proc: subprocess.Popen[bytes], timeout: float) -> None:
     """Poll ``/health`` until it answers 200; raise if vLLM exits or ``timeout`` passes."""
     import httpx
     import openai
@@ -275,7 +275,7 @@ def wait_healthy(spec: ServerSpec | LlamaSpec, proc: subprocess.Popen[bytes], ti
     raise LaunchError(f"the server did not answer {str(client.base_url).rstrip('/')}/health within {timeout:.0f} s")
 
 
-def serve(spec: ServerSpec | LlamaSpec, *, timeout: float = 600.0, log: int | None = None) -> int:
+def serve(spec: Any, *, timeout: float = 600.0, log: int | None = None) -> int:
     """Run the engine until SIGINT/SIGTERM; print the base URL once it is healthy. Returns the exit status."""
     stopping = []
 

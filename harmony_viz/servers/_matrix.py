@@ -11,10 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.servers._check import CheckResult, check_streams, read_stream
-from harmony_viz.servers._client import APIS, ServerError
-
-SGLANG_APIS = ("chat", "chat-stream")
+from harmony_viz.servers._check import CheckResult, read_stream
+from harmony_viz.servers._client import ServerError
 
 
 @dataclass(frozen=True)
@@ -43,29 +41,33 @@ def stream_label(path: str) -> str:
     return Path(path).name.split(".")[0]
 
 
-def matrix(streams: Sequence[str], *, vllm: str | None = None, llama_cpp: str | None = None, sglang: bool = False,
-           sglang_python: str | None = None, request: dict[str, Any] | None = None, timeout: float = 120.0) -> list[MatrixCell]:
-    """Check every stream through each engine given (a base URL for vLLM and llama.cpp, ``sglang=True`` for SGLang's parser)."""
+def matrix(streams: Sequence[str], *, request: dict[str, Any] | None = None, timeout: float = 120.0, **targets: Any) -> list[MatrixCell]:
+    """Check every stream through each engine named, by its registry name with ``_`` for ``.`` and ``-``.
+
+    ``vllm="http://…/v1"``, ``llama_cpp=URL``, ``gpt_oss=URL`` for engines behind a server,
+    ``sglang=True`` for one that runs offline; any other keyword is an engine option
+    (``sglang_python=PY``). Columns come in registry order, one per engine and API it serves.
+    """
+    from harmony_viz.servers import engines
+    from harmony_viz.servers._check import check_engine
     from harmony_viz.servers._launch import LaunchError
-    from harmony_viz.servers._sglang import check_sglang
 
     for s in streams:
         read_stream(s)  # bad input fails before any request
-    plan: list[tuple[str, tuple[str, ...], Any]] = []
-    if vllm:
-        plan.append(("vllm", APIS, lambda: check_streams(vllm, streams, request=request, timeout=timeout, engine="vllm")))
-    if llama_cpp:
-        plan.append(("llama.cpp", APIS, lambda: check_streams(llama_cpp, streams, request=request, timeout=timeout, engine="llama.cpp")))
-    if sglang:
-        plan.append(("sglang", SGLANG_APIS, lambda: check_sglang(streams, python=sglang_python, request=request)))
+    by_dest = {e.dest: e for e in engines.engines()}
+    options = {k: v for k, v in targets.items() if k not in by_dest}
     cells: list[MatrixCell] = []
-    for engine, apis, run in plan:
-        try:
-            results = list(run())
-        except (ServerError, LaunchError) as exc:
-            cells += [MatrixCell(stream_label(s), engine, api, failure=str(exc)) for s in streams for api in apis]
+    for dest, engine in by_dest.items():
+        target = targets.get(dest)
+        if not target:
             continue
-        cells += [MatrixCell(stream_label(r.file), engine, r.api, result=r) for r in results]
+        url = None if engine.offline else str(target)
+        try:
+            results = list(check_engine(engine.name, streams, base_url=url, request=request, apis=engine.apis, options=options, timeout=timeout))
+        except (ServerError, LaunchError) as exc:
+            cells += [MatrixCell(stream_label(s), engine.name, api, failure=str(exc)) for s in streams for api in engine.apis]
+            continue
+        cells += [MatrixCell(stream_label(r.file), engine.name, r.api, result=r) for r in results]
     return cells
 
 

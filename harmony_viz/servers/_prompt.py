@@ -1,11 +1,9 @@
 """The prompt a server fed the model for a request: its token ids, and how we got them.
 
-- vLLM: ``/v1/chat/completions/render`` and ``/v1/responses/render`` (the replay server starts
-  vLLM with ``--enable-scale-out``, which registers them), else a one-token chat completion
-  with ``return_token_ids``, whose answer carries ``prompt_token_ids``;
-- llama.cpp: ``/apply-template`` (the text its chat template renders), then ``/tokenize`` with
-  special tokens parsed;
-- any other server that returns ``prompt_token_ids`` (SGLang documents ``return_prompt_token_ids``).
+Each engine of the registry (``servers/engines/``) says how its prompt is seen (vLLM's render
+endpoints, llama.cpp's ``/apply-template`` + ``/tokenize``, the reference server's render through
+our app); any other server is asked for ``prompt_token_ids`` (SGLang documents
+``return_prompt_token_ids``). This module holds what they share.
 
 A server that offers no way raises :class:`PromptUnavailable` (one line). A server that answers a
 valid request with an HTTP error gives a prompt with ``error`` set: that refusal is a finding.
@@ -17,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from harmony_viz.servers._client import ServerError, build_request, client_for, default_model, root_client
+from harmony_viz.servers._client import ServerError, build_request, client_for
 
 
 class PromptUnavailable(ServerError):
@@ -34,7 +32,7 @@ class ServerPrompt:
     seconds: float = 0.0
 
 
-def _post(client: Any, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+def post(client: Any, path: str, body: dict[str, Any]) -> tuple[int, Any]:
     """(status, JSON body or text) of one POST; an unreachable server raises ServerError."""
     import httpx
     import openai
@@ -55,39 +53,25 @@ def _json_or_text(response: Any) -> Any:
         return response.text
 
 
-def _message(body: Any) -> str:
+def message_of(body: Any) -> str:
+    """The error message in a server's answer body (an OpenAI error object, FastAPI's ``detail``, or text)."""
     if isinstance(body, dict):
         err = body.get("error")
         if isinstance(err, dict):
             return str(err.get("message") or err)
-        return str(body.get("message") or err or body)
+        return str(body.get("message") or err or body.get("detail") or body)
     return str(body)[:500]
 
 
-def _plain(request: dict[str, Any]) -> dict[str, Any]:
+def without_stream(request: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in request.items() if k not in ("stream", "stream_options")}
 
 
-def _vllm(base_url: str, request: dict[str, Any], kind: str, model: str) -> ServerPrompt:
-
-    client = root_client(base_url)
-    path = "/v1/chat/completions/render" if kind == "chat" else "/v1/responses/render"
-    status, body = _post(client, path, {**_plain(request), "model": model})
-    if status == 200 and isinstance(body, dict) and isinstance(body.get("token_ids"), list):
-        return ServerPrompt(tuple(body["token_ids"]), f"vllm {path}")
-    if status not in (403, 404, 405, 501):  # the endpoint is there and refused this request
-        return ServerPrompt(None, f"vllm {path}", f"{status}: {_message(body)}")
-    if kind != "chat":
-        raise PromptUnavailable(f"{base_url}: vLLM shows a Responses prompt only through {path}, which this server does not offer "
-                                "(start it with --enable-scale-out, as `harmony-viz replay-server` does)")
-    return _prompt_token_ids(base_url, request, model, "vllm return_token_ids (max_tokens 1)")
-
-
-def _prompt_token_ids(base_url: str, request: dict[str, Any], model: str, source: str) -> ServerPrompt:
+def prompt_token_ids(base_url: str, request: dict[str, Any], model: str, source: str) -> ServerPrompt:
     """A one-token chat completion that asks for the prompt's ids (vLLM's and SGLang's fields)."""
     from harmony_viz.servers._client import send
 
-    body = {**_plain(request), "extra_body": {"return_token_ids": True, "return_prompt_token_ids": True, **(request.get("extra_body") or {})}}
+    body = {**without_stream(request), "extra_body": {"return_token_ids": True, "return_prompt_token_ids": True, **(request.get("extra_body") or {})}}
     ex = send(client_for(base_url), "chat", build_request("chat", body, model=model, max_tokens=1, script=None, token_ids=False))
     if ex.error is not None:
         return ServerPrompt(None, source, ex.error)
@@ -98,33 +82,17 @@ def _prompt_token_ids(base_url: str, request: dict[str, Any], model: str, source
     return ServerPrompt(tuple(ids), source)
 
 
-def _llama(base_url: str, request: dict[str, Any], kind: str) -> ServerPrompt:
-
-    if kind != "chat":
-        raise PromptUnavailable(f"{base_url}: llama.cpp shows only a Chat Completions prompt (/apply-template); send a Chat Completions request")
-    client = root_client(base_url)
-    status, body = _post(client, "/apply-template", _plain(request))
-    if status != 200 or not isinstance(body, dict) or not isinstance(body.get("prompt"), str):
-        return ServerPrompt(None, "llama.cpp /apply-template + /tokenize", f"{status}: {_message(body)}")
-    status, tokens = _post(client, "/tokenize", {"content": body["prompt"], "add_special": False, "parse_special": True})
-    if status != 200 or not isinstance(tokens, dict) or not isinstance(tokens.get("tokens"), list):
-        return ServerPrompt(None, "llama.cpp /apply-template + /tokenize", f"{status}: {_message(tokens)}")
-    return ServerPrompt(tuple(int(t) for t in tokens["tokens"]), "llama.cpp /apply-template + /tokenize")
-
-
 def server_prompt(base_url: str, request: dict[str, Any], *, engine: str | None = None, kind: str = "chat", model: str | None = None) -> ServerPrompt:
-    """The prompt ``base_url`` renders for ``request`` (a Chat Completions body, or a Responses body when ``kind="responses"``)."""
-    from harmony_viz.servers._engines import detect_engine
+    """The prompt ``base_url`` renders for ``request`` (a Chat Completions body, or a Responses body when ``kind="responses"``).
 
-    model = model or request.get("model") or default_model(client_for(base_url))
-    engine = engine or detect_engine(base_url)
+    ``engine`` (a registry name) says how it is asked; None detects it, and an unknown server is
+    asked as any server that returns ``prompt_token_ids``.
+    """
+    from harmony_viz.servers import engines
+
+    found = engines.get(engine) if engine else engines.detect(base_url)
+    found = found or engines.GENERIC
+    model = model or request.get("model") or found.model(client_for(base_url))
     t0 = time.perf_counter()
-    if engine == "vllm":
-        got = _vllm(base_url, request, kind, model)
-    elif engine == "llama.cpp":
-        got = _llama(base_url, request, kind)
-    elif kind == "chat":
-        got = _prompt_token_ids(base_url, request, model, f"{engine or 'server'} prompt_token_ids")
-    else:
-        raise PromptUnavailable(f"{base_url}: no way to see a Responses prompt on this server")
+    got = found.prompt(base_url, request, kind=kind, model=model)
     return ServerPrompt(got.ids, got.source, got.error, time.perf_counter() - t0)

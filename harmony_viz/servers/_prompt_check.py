@@ -70,6 +70,48 @@ def _text(content: Any) -> str:
     return ""
 
 
+def responses_of_chat(chat: Mapping[str, Any]) -> dict[str, Any]:
+    """A Chat Completions request as Responses input, item by item, as the reference server reads it.
+
+    System and developer text become ``instructions``; an assistant turn becomes its reasoning item
+    (``content: [{"type": "reasoning_text"}]``, which the reference reads, not ``summary``), its
+    message and its ``function_call`` items; a tool message becomes a ``function_call_output``.
+    Tools are flattened, ``reasoning_effort`` is ``reasoning.effort``, ``response_format`` is ``text.format``.
+    """
+    instructions: list[str] = []
+    items: list[dict[str, Any]] = []
+    for m in chat.get("messages") or []:
+        role, text = m.get("role"), _text(m.get("content"))
+        if role in ("system", "developer"):
+            instructions.append(text)
+        elif role == "tool":
+            items.append({"type": "function_call_output", "call_id": m.get("tool_call_id") or "", "output": text})
+        elif role == "assistant":
+            thought = next((m[k] for k in ("reasoning", "reasoning_content", "thinking") if isinstance(m.get(k), str) and m[k]), None)
+            if thought:
+                items.append({"type": "reasoning", "summary": [], "content": [{"type": "reasoning_text", "text": thought}]})
+            if text:
+                items.append({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]})
+            for call in m.get("tool_calls") or []:
+                fn = call.get("function") or {}
+                items.append({"type": "function_call", "call_id": call.get("id") or "", "name": fn.get("name") or "", "arguments": fn.get("arguments") or ""})
+        else:
+            items.append({"type": "message", "role": role or "user", "content": text})
+    out: dict[str, Any] = {"input": items}
+    if instructions:
+        out["instructions"] = "\n".join(instructions)
+    tools = [{"type": "function", "name": t["function"]["name"], "description": t["function"].get("description", ""),
+              "parameters": t["function"].get("parameters") or {"type": "object", "properties": {}}}
+             for t in chat.get("tools") or [] if t.get("type") == "function" and isinstance(t.get("function"), Mapping)]
+    if tools:
+        out["tools"] = tools
+    if chat.get("reasoning_effort"):
+        out["reasoning"] = {"effort": chat["reasoning_effort"]}
+    if chat.get("response_format"):
+        out["text"] = {"format": chat["response_format"]}
+    return out
+
+
 def chat_of_responses(body: Mapping[str, Any]) -> dict[str, Any]:
     """A Responses body as the Chat Completions request it stands for (instructions, input items, function tools, effort)."""
     messages: list[dict[str, Any]] = []
@@ -256,7 +298,7 @@ def check_file(path: str, *, base_url: str | None = None, engine: str | None = N
             raise PromptUnavailable(f"{path}: the capture holds no prompt ids (its server returned none); give --base-url to ask a server")
     if base_url is None:
         raise LensError(f"{path}: a request needs --base-url (the server whose prompt is checked)")
-    from harmony_viz.servers._engines import detect_engine
+    from harmony_viz.servers.engines import detect_engine
 
     engine = engine or detect_engine(base_url)
     return prompt_check(request, base_url=base_url, engine=engine, model=model, file=path)

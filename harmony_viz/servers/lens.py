@@ -25,7 +25,7 @@ from harmony_viz.servers._check import CheckResult, check_captures, check_stream
 from harmony_viz.servers._compare import CODES
 from harmony_viz.servers._launch import LaunchError, find_llama_server, find_python
 from harmony_viz.servers._matrix import MatrixCell
-from harmony_viz.servers._sglang import check_sglang, find_sglang_python
+from harmony_viz.servers.engines.sglang import check_sglang, find_sglang_python
 
 __all__ = [
     "CODES",
@@ -41,6 +41,8 @@ __all__ = [
     "engine_table",
     "load_capture",
     "shipped_captures",
+    "shipped_engines",
+    "zoo_columns",
     "shipped_prompt_captures",
     "capture_prompts",
     "prompt_requests",
@@ -63,12 +65,21 @@ def shipped_streams() -> list[str]:
 
 def shipped_captures(engine: str = "vllm") -> list[str]:
     """What an engine returned for each shipped stream through each API: ``"vllm"`` (0.32.0), ``"llama.cpp"``
-    (llama-cpp-python 0.3.36's tree) or ``"sglang"`` (0.5.23's parser, offline). See the data PROVENANCE.md."""
-    if engine not in ("vllm", "llama.cpp", "sglang"):
-        raise ValueError(f"no shipped captures for engine {engine!r}; expected vllm, llama.cpp or sglang")
+    (llama-cpp-python 0.3.36's tree), ``"sglang"`` (0.5.23's parser, offline) or ``"gpt-oss"`` (the reference
+    server, 0.0.9). See the data PROVENANCE.md."""
+    shipped = shipped_engines()
+    if engine not in shipped:
+        raise ValueError(f"no shipped captures for engine {engine!r}; expected one of {', '.join(shipped)}")
     order = {"chat": 0, "chat-stream": 1, "responses": 2, "responses-stream": 3}
     files = (DATA / "captures" / engine).glob("*.json")
     return [str(p) for p in sorted(files, key=lambda p: (p.name.split(".")[0], order.get(p.name.split(".")[1], 9)))]
+
+
+def shipped_engines() -> tuple[str, ...]:
+    """The engines of the registry that shipped captures of the bug zoo come from, in registry order."""
+    from harmony_viz.servers import engines
+
+    return tuple(n for n in engines.names() if (DATA / "captures" / n).is_dir())
 
 
 PROMPT_DATA = DATA.parent / "prompt_lens"
@@ -124,9 +135,12 @@ def capture_prompts(base_url: str, folder: str | os.PathLike[str], requests: dic
 
 
 def shipped_prompt_captures(engine: str = "vllm") -> list[str]:
-    """Captures of ``two_step_requests()`` and ``prompt_requests()`` made by vLLM 0.32.0 or llama.cpp, each with the prompt it rendered."""
-    if engine not in ("vllm", "llama.cpp"):
-        raise ValueError(f"no shipped prompt captures for engine {engine!r}; expected vllm or llama.cpp")
+    """Captures of ``two_step_requests()`` and ``prompt_requests()`` made by an engine (vLLM 0.32.0, llama.cpp), each with the prompt it rendered."""
+    from harmony_viz.servers import engines
+
+    shipped = [n for n in engines.names() if (PROMPT_DATA / n).is_dir()]
+    if engine not in shipped:
+        raise ValueError(f"no shipped prompt captures for engine {engine!r}; expected one of {', '.join(shipped)}")
     names = [*two_step_requests(), *prompt_requests()]
     return [str(PROMPT_DATA / engine / f"{n}.json") for n in names]
 
@@ -168,21 +182,31 @@ def engine_table(results: Any) -> Any:
     return table[list(dict.fromkeys((c.engine, c.api) for c in cells))]
 
 
-ZOO_COLUMNS = (("vllm", "chat"), ("vllm", "chat-stream"), ("llama.cpp", "chat"), ("llama.cpp", "chat-stream"), ("sglang", "chat"), ("sglang", "chat-stream"))
-ENGINE_LABELS = {"vllm": "vLLM 0.32", "llama.cpp": "llama.cpp", "sglang": "SGLang 0.5.23"}
+def zoo_columns() -> tuple[tuple[str, str], ...]:
+    """The bug-zoo table's columns: each engine with shipped captures, through its Chat APIs (its Responses APIs when it serves no Chat)."""
+    from harmony_viz.servers import engines
+
+    out = []
+    for name in shipped_engines():
+        served = engines.get(name).apis
+        out += [(name, a) for a in (("chat", "chat-stream") if "chat" in served else ("responses", "responses-stream")) if a in served]
+    return tuple(out)
 
 
 def bug_zoo_markdown() -> str:
-    """The README's "how each engine reads the bug zoo" table, from the shipped captures of all three engines.
+    """The README's "how each engine reads the bug zoo" table, from the shipped captures of every engine that has some.
 
     ``python -c "from harmony_viz.servers import lens; print(lens.bug_zoo_markdown())"`` writes it anew.
     """
-    results = [r for engine in ENGINE_LABELS for r in check_captures(shipped_captures(engine))]
+    from harmony_viz.servers import engines
+
+    columns = zoo_columns()
+    results = [r for engine in shipped_engines() for r in check_captures(shipped_captures(engine))]
     table = engine_table(results)
-    head = ["stream", *(f"{ENGINE_LABELS[e]} {'streamed' if a.endswith('-stream') else a}" for e, a in ZOO_COLUMNS)]
+    head = ["stream", *(f"{engines.get(e).label} {'streamed' if a.endswith('-stream') else a}" for e, a in columns)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for stream in table.index:
-        cells = [str(table.loc[stream, col]) if col in table.columns else "" for col in ZOO_COLUMNS]
+        cells = [str(table.loc[stream, col]) if col in table.columns else "" for col in columns]
         cells = [c if c != "nan" else "" for c in cells]
         lines.append("| " + " | ".join([f"`{stream}`", *(c.replace("error: ", "**error**: ") for c in cells)]) + " |")
     return "\n".join(lines)
@@ -240,7 +264,8 @@ def start_replay_server(*, engine: str = "vllm", python: str | None = None, chat
                         timeout: float = 600.0, log: str | os.PathLike[str] | None = None) -> ReplayServer:
     """Start a replay server and return once it answers; the engine's log goes to ``log``.
 
-    vLLM takes 1-2 minutes on 2 cores; llama.cpp a few seconds (plus a one-off GGUF conversion).
+    vLLM takes 1-2 minutes on 2 cores; llama.cpp a few seconds (plus a one-off GGUF conversion); the
+    reference server a few seconds. ``python`` is the engine's own venv (vLLM's, the reference's).
     """
     import socket
 
@@ -248,9 +273,14 @@ def start_replay_server(*, engine: str = "vllm", python: str | None = None, chat
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
+    from harmony_viz.servers import engines
+
     cmd = [sys.executable, "-m", "harmony_viz", "replay-server", "--engine", engine, "--port", str(port)]
     if python:
-        cmd += ["--python", python]
+        flag = engines.get(engine).python_flag
+        if flag is None:
+            raise LaunchError(f"{engine} takes no Python of its own")
+        cmd += [flag, python]
     if chat_template:
         cmd += ["--chat-template", chat_template]
     sink = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 - the child keeps it open

