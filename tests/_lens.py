@@ -9,6 +9,7 @@ STREAMS = LENS / "streams"
 CAPTURES = LENS / "captures" / "vllm"
 LLAMA_CAPTURES = LENS / "captures" / "llama.cpp"
 SGLANG_CAPTURES = LENS / "captures" / "sglang"
+GPT_OSS_CAPTURES = LENS / "captures" / "gpt-oss"
 REQUEST = LENS / "request.json"
 APIS = ("chat", "chat-stream", "responses", "responses-stream")
 

@@ -1,4 +1,4 @@
-"""The shared replay servers for tests marked ``server`` (one vLLM, one llama.cpp): found, started once, stopped by SIGTERM.
+"""The shared replay servers for tests marked ``server`` (one vLLM, one llama.cpp, one reference server): found, started once, stopped by SIGTERM.
 
 ``HARMONY_VIZ_VLLM_URL`` / ``HARMONY_VIZ_LLAMA_CPP_URL`` point the tests at replay servers that
 are already running (``harmony-viz replay-server``); otherwise one is started: vLLM with the
@@ -53,8 +53,21 @@ def vllm_python() -> str | None:
     return str(local) if local.is_file() else None
 
 
+def gpt_oss_python() -> str | None:
+    explicit = os.environ.get("HARMONY_VIZ_GPT_OSS_PYTHON")
+    if explicit:
+        return explicit
+    local = ROOT / ".venv-gpt-oss" / "bin" / "python"
+    return str(local) if local.is_file() else None
+
+
 def _command(engine: str) -> list[str]:
     base = [sys.executable, "-m", "harmony_viz", "replay-server", "--engine", engine, "--port", str(free_port())]
+    if engine == "gpt-oss":
+        python = gpt_oss_python()
+        if python is None:
+            _unavailable("no gpt-oss: run scripts/install-gpt-oss.sh or set HARMONY_VIZ_GPT_OSS_PYTHON / HARMONY_VIZ_GPT_OSS_URL")
+        return base + ["--gpt-oss-python", str(python)]
     if engine == "vllm":
         python = vllm_python()
         if python is None:
@@ -71,7 +84,7 @@ def _command(engine: str) -> list[str]:
 
 
 def start(log: Path, engine: str = "vllm") -> ReplayServer:
-    url = os.environ.get({"vllm": "HARMONY_VIZ_VLLM_URL", "llama.cpp": "HARMONY_VIZ_LLAMA_CPP_URL"}[engine])
+    url = os.environ.get({"vllm": "HARMONY_VIZ_VLLM_URL", "llama.cpp": "HARMONY_VIZ_LLAMA_CPP_URL", "gpt-oss": "HARMONY_VIZ_GPT_OSS_URL"}[engine])
     if url:
         return ReplayServer(url, None, None)
     cmd = _command(engine)

@@ -71,6 +71,16 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory):
     _server.stop(server)
 
 
+@pytest.fixture(scope="session")
+def gpt_oss_server(tmp_path_factory: pytest.TempPathFactory):
+    """One reference Responses server (gpt-oss 0.0.9, forced by our infer_next_token) for the session; stopped with SIGTERM at the end."""
+    import _server
+
+    server = _server.start(tmp_path_factory.mktemp("gpt-oss") / "server.log", "gpt-oss")
+    yield server
+    _server.stop(server)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # The SIGTERM test stops the shared replay server: run it right after the last other server
     # test, so vLLM (which polls a core while idle) does not idle through the rest of the session.

@@ -189,15 +189,15 @@ def test_recording_notebook_records_charts_and_replays_on_cpu(run_notebook, note
 
 
 @pytest.mark.slow
-def test_server_lens_tables_three_engines_and_shows_the_engine_selector(run_notebook) -> None:
+def test_server_lens_tables_four_engines_and_shows_the_engine_selector(run_notebook) -> None:
     from harmony_viz.servers import lens
 
     nb = run_notebook("05_server_lens.ipynb")
     _no_errors(nb)
     text = _text(nb)
-    for engine in ("vllm", "llama.cpp", "sglang"):
+    for engine in ("vllm", "llama.cpp", "gpt-oss", "sglang"):
         assert f"{engine}: offline: the shipped captures" in text
-    results = [r for engine in ("vllm", "llama.cpp", "sglang") for r in lens.check_captures(lens.shipped_captures(engine))]
+    results = [r for engine in ("vllm", "llama.cpp", "gpt-oss", "sglang") for r in lens.check_captures(lens.shipped_captures(engine))]
     n = sum(len(r.discrepancies) for r in results)
     assert f"{len(results)} checks, {n} discrepancies" in text
     replays = _replays(nb)
@@ -205,9 +205,10 @@ def test_server_lens_tables_three_engines_and_shows_the_engine_selector(run_note
     seed, doubled = (r["_meta"]["server"]["checks"] for r in replays)
     assert [(c["engine"], c["api"]) for c in seed][:5] == [("vllm", "chat"), ("vllm", "chat-stream"), ("vllm", "responses"), ("vllm", "responses-stream"),
                                                           ("llama.cpp", "chat")]
-    assert {c["engine"] for c in doubled} == {"vllm", "llama.cpp", "sglang"}
+    assert {c["engine"] for c in doubled} == {"vllm", "llama.cpp", "sglang", "gpt-oss"}
     errors = {(c["engine"], c["api"]): {d["code"] for d in c["discrepancies"] if d["severity"] == "error"} for c in doubled}
     assert errors[("vllm", "chat")] == {"text-dropped"} and errors[("sglang", "chat")] == {"reasoning-in-content"} and errors[("llama.cpp", "chat")] == set()
+    assert errors[("gpt-oss", "responses")] == {"tool-call-extra"}
 
 
 def test_committed_notebooks_carry_no_outputs() -> None:

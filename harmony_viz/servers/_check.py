@@ -236,9 +236,9 @@ def check_streams(base_url: str, streams: Sequence[str], *, model: str | None = 
     client = client_for(base_url, timeout=timeout)
     found = engines.get(engine) if engine is not None else None
     if found is None:
-        default_model(client) if model is None else None  # an unreachable server is told before anything else
         found = engines.detect(base_url)
         if found is None:
+            default_model(client)  # an unreachable server is told as such
             raise ServerError(f"cannot tell which engine serves {base_url} (none of {', '.join(engines.names())} answers as itself); pass --engine")
     if found.offline:
         raise ValueError(f"{found.name} runs offline: it takes no server URL")

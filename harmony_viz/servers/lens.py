@@ -53,6 +53,7 @@ __all__ = [
     "start_replay_server",
     "stream_name",
     "vllm_python",
+    "gpt_oss_python",
 ]
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "server_lens"
@@ -224,6 +225,16 @@ def sglang_python() -> str | None:
     """The Python of SGLang's venv (``$HARMONY_VIZ_SGLANG_PYTHON`` or scripts/install-sglang-parser.sh's), or None."""
     try:
         return find_sglang_python(None)
+    except LaunchError:
+        return None
+
+
+def gpt_oss_python() -> str | None:
+    """The Python of the reference server's venv (``$HARMONY_VIZ_GPT_OSS_PYTHON`` or scripts/install-gpt-oss.sh's), or None."""
+    from harmony_viz.servers.engines.gpt_oss import find_gpt_oss_python
+
+    try:
+        return find_gpt_oss_python(None)
     except LaunchError:
         return None
 
