@@ -11,7 +11,7 @@ import pytest
 from _lens import REQUEST, STREAMS
 
 from harmony_viz.cli import main
-from harmony_viz.servers import check_answer, engines, matrix, matrix_table, read_stream
+from harmony_viz.servers import check_answer, engines, matrix, matrix_table
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ("vllm", "llama.cpp", "sglang", "gpt-oss")
@@ -65,13 +65,12 @@ class Echo(engines.Engine):
     offline = True
     install = "nothing"
 
-    def check_offline(self, streams: Sequence[str], *, request: dict[str, Any], apis: Sequence[str], options: Any) -> Iterator[Any]:
+    def check_offline(self, named: Sequence[tuple[str, Sequence[int]]], *, request: dict[str, Any], apis: Sequence[str], options: Any) -> Iterator[Any]:
         from dataclasses import replace
 
         from harmony_viz.servers import expected_for
 
-        for name in streams:
-            ids = read_stream(name)
+        for name, ids in named:
             for api in apis:
                 r = check_answer(name, api, ids, expected_for(api, ids, request.get("tools")), tools=request.get("tools"))
                 yield replace(r, engine=self.name, engine_version="1")

@@ -230,9 +230,17 @@ def check_streams(base_url: str, streams: Sequence[str], *, model: str | None = 
     result. ``save_captures`` is a folder: each exchange is also saved there as a capture
     (``STEM.API.json``), which ``server-check`` can check again offline.
     """
+    parsed = [(s, read_stream(s)) for s in streams]  # bad input fails before any request
+    yield from check_ids(base_url, parsed, model=model, request=request, apis=apis, timeout=timeout, save_captures=save_captures, engine=engine)
+
+
+def check_ids(base_url: str, named: Sequence[tuple[str, Sequence[int]]], *, model: str | None = None, request: dict[str, Any] | None = None,
+              apis: Sequence[str] = APIS, timeout: float = 120.0, save_captures: str | Path | None = None,
+              engine: str | None = None) -> Iterator[CheckResult]:
+    """:func:`check_streams` for streams already read: ``(name, ids)`` pairs."""
     from harmony_viz.servers import engines
 
-    parsed = [(s, read_stream(s)) for s in streams]  # bad input fails before any request
+    parsed = [(name, list(ids)) for name, ids in named]
     client = client_for(base_url, timeout=timeout)
     found = engines.get(engine) if engine is not None else None
     if found is None:
@@ -268,28 +276,33 @@ def check_streams(base_url: str, streams: Sequence[str], *, model: str | None = 
 
 def check_engine(engine: str, streams: Sequence[str], *, base_url: str | None = None, request: dict[str, Any] | None = None,
                  apis: Sequence[str] = APIS, options: dict[str, Any] | None = None, **kwargs: Any) -> Iterator[CheckResult]:
-    """Each stream through ``engine`` (a registry name): live at ``base_url``, or offline for an engine that runs here.
+    """Each stream file through ``engine`` (a registry name): live at ``base_url``, or offline for an engine that runs here.
 
     APIs the engine does not serve give ``served=False`` results, in the order asked.
     """
+    parsed = [(s, read_stream(s)) for s in streams]  # bad input fails before any engine is asked
+    yield from check_named(engine, parsed, base_url=base_url, request=request, apis=apis, options=options, **kwargs)
+
+
+def check_named(engine: str, named: Sequence[tuple[str, Sequence[int]]], *, base_url: str | None = None, request: dict[str, Any] | None = None,
+                apis: Sequence[str] = APIS, options: dict[str, Any] | None = None, **kwargs: Any) -> Iterator[CheckResult]:
+    """:func:`check_engine` for streams already read: ``(name, ids)`` pairs."""
     from harmony_viz.servers import engines
 
     found = engines.get(engine)
     if not found.offline:
         if base_url is None:
             raise ValueError(f"{found.name} is checked through a server: give its URL")
-        yield from check_streams(base_url, streams, request=request, apis=apis, engine=found.name, **kwargs)
+        yield from check_ids(base_url, named, request=request, apis=apis, engine=found.name, **kwargs)
         return
-    kwargs.pop("timeout", None)  # nothing to wait for offline
     served = [a for a in apis if a in found.apis]
-    got = list(found.check_offline(streams, request=request or {}, apis=served, options=options or {})) if served else []
+    got = list(found.check_offline(named, request=request or {}, apis=served, options=options or {})) if served else []
     by_key = {(r.file, r.api): r for r in got}
     version = next((r.engine_version for r in got), None)
-    for name in streams:
-        ids = next((r.token_ids for r in got if r.file == name), None)
+    for name, ids in named:
         for api in apis:
             hit = by_key.get((name, api))
-            yield hit if hit is not None else not_served(name, api, ids if ids is not None else read_stream(name), found, version)
+            yield hit if hit is not None else not_served(name, api, ids, found, version)
 
 
 def check_captures(paths: Sequence[str]) -> Iterator[CheckResult]:

@@ -138,9 +138,9 @@ class Engine:
 
         raise LaunchError(f"{self.name} has no replay server")
 
-    def check_offline(self, streams: Sequence[str], *, request: dict[str, Any], apis: Sequence[str],
+    def check_offline(self, named: Sequence[tuple[str, Sequence[int]]], *, request: dict[str, Any], apis: Sequence[str],
                       options: Mapping[str, Any]) -> Iterator[CheckResult]:
-        """An offline engine's check of stream files (its own code run on the tokens)."""
+        """An offline engine's check of ``(name, ids)`` streams (its own code run on the tokens), for the served ``apis``."""
         raise ValueError(f"{self.name} is checked through a server: give its URL")
 
     def not_served(self, api: str) -> str:
@@ -195,7 +195,7 @@ def get(name: str) -> Engine:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise ValueError(f"unknown engine {name!r}; known engines: {', '.join(_REGISTRY)}") from None
+        raise ValueError(f"unknown engine {name!r}; known engines: {', '.join(names())}") from None
 
 
 def detect(base_url: str, *, timeout: float = 10.0) -> Engine | None:

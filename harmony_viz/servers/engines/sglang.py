@@ -231,9 +231,11 @@ class SGLang(Engine):
         if command in ("server-check", "matrix", "conformance"):
             parser.add_argument("--sglang-python", metavar="PY", help="the Python of SGLang's venv (default: $HARMONY_VIZ_SGLANG_PYTHON, else .venv-sglang)")
 
-    def check_offline(self, streams: Sequence[str], *, request: dict[str, Any], apis: Sequence[str],
+    def check_offline(self, named: Sequence[tuple[str, Sequence[int]]], *, request: dict[str, Any], apis: Sequence[str],
                       options: Any) -> Iterator[CheckResult]:
-        return check_sglang(streams, python=options.get("sglang_python"), request=request, apis=[a for a in apis if a in APIS])
+        tools = _request_tools(request)
+        run = run_sglang([ids for _, ids in named], python=options.get("sglang_python"), tools=tools)
+        return sglang_results(run, named, tools, apis=[a for a in apis if a in APIS])
 
 
 SGLANG = register(SGLang())
