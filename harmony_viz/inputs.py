@@ -10,10 +10,15 @@ states the form detected ("read req.json as a Chat Completions request"): the CL
 it on stderr, the verbs keep it on their result (``widget.source``).
 
 What each command needs comes from the Input: ``stream()`` the token ids to scan or replay
-(with the role, the prompt length and the server tab when the input carries them),
-``runs()`` the run records, ``conversation()`` the conversation to render. Anything that
-cannot be read is an :class:`InputError`, a ValueError whose message is one line naming
-the input and what was expected.
+(with the role and the prompt length when the input says them, and the capture or check
+records a page builds its server tab from), ``runs()`` the run records, ``conversation()``
+the conversation to render. Anything that cannot be read is an :class:`InputError`, a
+ValueError whose message is one line naming the input and what was expected.
+
+The reader only reads: it imports nothing above ``tokens``, ``findings``, ``render`` and
+``scanner`` but the run records and run-file shapes below it (``harmony_viz._runfile``,
+whose public face is ``harmony_viz.runs``). What a capture means for a page (its server
+check, prompt check and diff) is built by the page (``harmony_viz._replay.server_tab``).
 
 >>> inp = read({"messages": [{"role": "user", "content": "Hi"}]})
 >>> inp.kind, inp.said
@@ -31,9 +36,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from harmony_viz._runfile import InputError, parse_jsonl_line
+
 if TYPE_CHECKING:
+    from harmony_viz._runfile import Run
     from harmony_viz.render import Conversation
-    from harmony_viz.runs import Run
 
 __all__ = ["Input", "InputError", "Kind", "Stream", "bad_json", "conversation_form", "file_text", "json_kind", "parse_jsonl_line", "read", "read_path", "read_text"]
 
@@ -42,25 +49,13 @@ Form = Literal["conversation", "chat"]
 
 # Suffixes that say "this string is a file name", so a mistyped path is an error, not text.
 _PATH_SUFFIXES = (".txt", ".json", ".jsonl", ".ndjson", ".md", ".parquet", ".gz", ".harmony")
-# Read in batches through harmony_viz.scale (they may be large, or binary).
+# Read in batches (they may be large, or binary), as harmony_viz.scale reads them.
 _BIG_SUFFIXES = (".parquet", ".jsonl.gz", ".json.gz", ".ndjson.gz")
 _WHAT = ("Harmony text, a JSON array of token ids, a run file (.json, .jsonl, .parquet, a Markdown trial), "
          "a capture, conversation JSON or a Chat Completions request")
 # What JSON may hold; Harmony text comes from a file that is not JSON.
 _JSON_WHAT = ("a JSON array of token ids, a run or an array of runs, a capture, conversation JSON or a Chat Completions request "
               "({\"messages\": [...]}); Harmony text comes from a file that is not JSON")
-
-
-class InputError(ValueError):
-    """The input cannot be read; the message is one line naming it and what was expected.
-
-    ``reason`` is a short stable word for tools (``not-utf8``, ``bad-json``, ``bad-token-ids``,
-    ``unknown-shape``, ``missing``, ``unreadable``); run loaders file it as ``load.<reason>``.
-    """
-
-    def __init__(self, message: str, reason: str = "unreadable") -> None:
-        super().__init__(message)
-        self.reason = reason
 
 
 # -- conversation JSON: Harmony's shape or a Chat Completions request ------------------------------
@@ -114,9 +109,10 @@ class Stream:
     ``role`` is ``"assistant"`` for a completion that follows ``<|start|>assistant``;
     ``prompt_tokens`` is where the prompt ends when the input says so (a run's prompt ids),
     None when it must be read from the messages; ``text`` is the text as given (a scan of it
-    counts characters); ``tools`` the tools a request or conversation declared; ``server``
-    the server tab's data for a capture or server-check results; ``label`` names a run picked
-    from a file of several.
+    counts characters); ``tools`` the tools a request or conversation declared; ``lens`` the
+    record the stream came from when it is the server lens's (a capture run, server-check
+    results, a prompt check), as read: a page builds its server tab from it
+    (``harmony_viz._replay.server_tab``); ``label`` names a run picked from a file of several.
     """
 
     ids: tuple[int, ...]
@@ -124,13 +120,22 @@ class Stream:
     prompt_tokens: int | None = None
     text: str | None = None
     tools: tuple[Any, ...] | None = None
-    server: dict[str, Any] | None = None
+    lens: Any = None
     label: str = ""
 
     @property
     def source(self) -> str | list[int]:
         """What a scanner is fed: the text as given, else the ids."""
         return self.text if self.text is not None else list(self.ids)
+
+    @property
+    def server(self) -> Any:
+        """The same record as :attr:`lens`, under its old name, for callers that hand it to ``page_html(server=...)``.
+
+        ``page_html`` builds the server tab from such a record; new code passes
+        ``server=server_tab(stream, name)`` (``harmony_viz._replay``) instead.
+        """
+        return self.lens
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +182,7 @@ class Input:
 
     def runs(self) -> list[Run]:
         """The input as run records (a stream is one run; a conversation is its rendered stream)."""
-        from harmony_viz.runs import Run, RunMetadata, run_from_text
+        from harmony_viz._runfile import Run, RunMetadata, run_from_text
 
         where = self.path or Path(self.name if self.name.isidentifier() else self.kind)
         stem = where.stem
@@ -220,7 +225,7 @@ class Input:
             tools = self.value.get("tools") if self.kind == "chat" else None
             return Stream(tuple(ids), tools=tuple(tools) if isinstance(tools, list) else None)
         if self.kind == "checks":
-            return _lens_stream(self.value, self.name)
+            return _checks_stream(self.value, self.name)
         if not self.value:
             return Stream(())  # a file of no runs (an empty JSONL file): nothing to scan
         return _run_stream(self.value, self.name, 0 if run is None else run)
@@ -242,37 +247,35 @@ class Input:
 
 
 def _run_stream(runs: Sequence[Run], name: str, index: int) -> Stream:
-    from harmony_viz.runs import run_stream
+    from harmony_viz._runfile import is_capture, run_stream
 
     chosen = runs[index]
     if chosen.load_error is not None:
         raise InputError(chosen.load_error)
     label = f"run {index % len(runs)} of {len(runs)} ({chosen.id})" if len(runs) > 1 else ""
-    if _is_capture(chosen):
-        lens = _lens_stream(chosen, name)
-        return Stream(lens.ids, role=lens.role, prompt_tokens=len(chosen.prompt_token_ids) or None, server=lens.server, label=label)
+    if is_capture(chosen):
+        # The server's prompt (when kept) then its completion; what the server answered is the page's to check.
+        prompt = list(chosen.prompt_token_ids)
+        ids = (*prompt, *chosen.completion_token_ids)
+        return Stream(ids, role=None if prompt else "assistant", prompt_tokens=len(prompt) or None, lens=chosen, label=label)
     ids, prompt, role = run_stream(chosen)
     return Stream(tuple(ids), role=role, prompt_tokens=prompt, label=label)
 
 
-def _lens_stream(value: Any, name: str) -> Stream:
-    # The server lens's own reader (harmony_viz.servers) turns captures and check results into a stream.
-    from harmony_viz.servers import lens_source
+def _checks_stream(value: Any, name: str) -> Stream:
+    """The stream that server-check results (one, or several of one stream) or a prompt check replay.
 
-    try:
-        lens = lens_source(value)
-    except ValueError as exc:
-        raise InputError(f"{name}: {exc}") from None
-    if lens is None:
-        raise InputError(f"{name}: not a capture, server-check results or a prompt check")
-    ids, role, server = lens
-    return Stream(tuple(ids), role=role, server=server)
-
-
-def _is_capture(value: Any) -> bool:
-    from harmony_viz.servers import is_capture  # the server lens says what a capture is
-
-    return is_capture(value)
+    A prompt check replays the server's prompt (ours when the server refused); check results
+    replay the completion they checked, which follows ``<|start|>assistant``.
+    """
+    if type(value).__name__ == "PromptCheck":
+        ids = value.server if value.server is not None else value.ours
+        return Stream(tuple(ids), lens=value)
+    results = list(value) if isinstance(value, (list, tuple)) else [value]
+    ids = tuple(results[0].token_ids)
+    if any(tuple(r.token_ids) != ids for r in results):
+        raise InputError(f"{name}: these server-check results are for different streams; replay one stream's results at a time")
+    return Stream(ids, role="assistant", lens=value)
 
 
 # -- reading --------------------------------------------------------------------------------------
@@ -311,13 +314,14 @@ def read_path(path: str | os.PathLike[str], *, form: Form | None = None) -> Inpu
     name = str(path)
     if p.is_dir():
         if (p / "state.json").is_file() or (p / "dataset_dict.json").is_file():
-            return _big_runs(p, name, "a saved dataset")
+            return _big_runs(p, name, "dataset", "a saved dataset")
         raise InputError(f"{name}: is a folder, expected a file")
     if not p.exists():
         raise InputError(f"{name}: no such file", "missing")
     lower = p.name.lower()
     if lower.endswith(_BIG_SUFFIXES):
-        return _big_runs(p, name, "Parquet" if lower.endswith(".parquet") else "gzipped JSONL")
+        parquet = lower.endswith(".parquet")
+        return _big_runs(p, name, "parquet" if parquet else "jsonl.gz", "Parquet" if parquet else "gzipped JSONL")
     return read_text(file_text(p, name), name, path=p, form=form)
 
 
@@ -344,7 +348,7 @@ def bad_json(name: str, exc: json.JSONDecodeError) -> InputError:
 
 def read_text(text: str, name: str, *, path: Path | None = None, form: Form | None = None) -> Input:
     """Read ``text`` (a file's or standard input's content) named ``name``: its content decides the kind."""
-    from harmony_viz.runs import is_markdown_trial, runs_from_jsonl, runs_from_markdown
+    from harmony_viz._runfile import is_markdown_trial, runs_from_jsonl, runs_from_markdown
 
     where = path or Path(name if name and "/" not in name and " " not in name else "stdin")
     suffix = path.suffix.lower() if path is not None else ""
@@ -375,34 +379,13 @@ def read_text(text: str, name: str, *, path: Path | None = None, form: Form | No
     return _read_json(value, name, where, path, form)
 
 
-def parse_jsonl_line(line: str | bytes) -> Any:
-    """One JSONL line's value: the one place a JSONL line is parsed (runs, datasets of requests, rows at scale).
-
-    A line that is not JSON is an InputError saying why, for the caller to put its name and
-    line number in front.
-
-    >>> parse_jsonl_line(b'{"a": 1}')
-    {'a': 1}
-    >>> parse_jsonl_line("{oops")
-    Traceback (most recent call last):
-    ...
-    harmony_viz.inputs.InputError: not JSON (Expecting property name enclosed in double quotes at column 2)
-    """
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not JSON ({exc.msg} at column {exc.colno})", "bad-json") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not JSON (not UTF-8 (byte {exc.start}))", "bad-json") from None
-
-
 def _is_jsonl(text: str) -> bool:
     lines = [line for line in text.split("\n") if line.strip()]
     return len(lines) > 1 and all(line.lstrip().startswith("{") for line in lines)
 
 
 def _read_json(value: Any, name: str, where: Path, path: Path | None, form: Form | None) -> Input:
-    from harmony_viz.runs import runs_from_json
+    from harmony_viz._runfile import is_capture, runs_from_json
 
     if isinstance(value, list) and not value:
         return Input("ids", (), name, "token ids (empty)", path=path)  # a server that stops at once returns exactly this
@@ -422,7 +405,7 @@ def _read_json(value: Any, name: str, where: Path, path: Path | None, form: Form
         raise InputError(f"{name}: a JSON array of objects of no known shape (the first is {json_kind(value[0])}); expected {_JSON_WHAT}", "unknown-shape")
     if runs and len(errors) == len(runs):
         raise InputError(errors[0])
-    if len(runs) == 1 and _is_capture(runs[0]):
+    if len(runs) == 1 and is_capture(runs[0]):
         return Input("runs", tuple(runs), name, "a capture", path=path)
     return _runs(runs, name, "JSON", path)
 
@@ -492,11 +475,11 @@ def _runs(runs: Sequence[Run], name: str, container: str, path: Path | None) -> 
     return Input("runs", tuple(runs), name, container, note=count, path=path)
 
 
-def _big_runs(path: Path, name: str, container: str) -> Input:
-    from harmony_viz.scale import read_runs
+def _big_runs(path: Path, name: str, kind: str, container: str) -> Input:
+    from harmony_viz._runfile import read_big
 
     try:
-        runs = read_runs(str(path))
+        runs = read_big(str(path), kind)
     except (ImportError, ValueError, OSError) as exc:
         raise InputError(f"{name}: {exc}") from None
     return _runs(runs, name, container, path)
@@ -504,12 +487,12 @@ def _big_runs(path: Path, name: str, container: str) -> Input:
 
 def _read_object(source: Any, name: str | None, form: Form | None) -> Input:
     """In-memory values: ids, runs, conversations, requests, server-check results."""
+    from harmony_viz._runfile import Run, is_capture
     from harmony_viz.render import Conversation, Message
-    from harmony_viz.runs import Run
 
     label = name or f"the {type(source).__name__} given"
     if isinstance(source, Run):
-        return Input("runs", (source,), label, "a capture" if _is_capture(source) else "a run")
+        return Input("runs", (source,), label, "a capture" if is_capture(source) else "a run")
     if isinstance(source, Conversation):
         return Input("conversation", source, label, "a Conversation")
     if isinstance(source, Sequence) and source and all(isinstance(m, Message) for m in source):

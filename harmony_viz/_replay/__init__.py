@@ -12,6 +12,7 @@ from typing import Any
 
 from harmony_viz._replay._api_view import ApiViews
 from harmony_viz._replay._page import EMPTY_STREAM, name_of, page_html, payload, save_html, script_json
+from harmony_viz._replay._server import server_tab
 from harmony_viz._replay._steps import PRESETS
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "replay",
     "save_html",
     "script_json",
+    "server_tab",
 ]
 
 _WIDGET = {"ReplayWidget", "replay"}

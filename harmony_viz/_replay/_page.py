@@ -39,16 +39,22 @@ def payload(trace: Trace, server: dict[str, Any] | None = None, *, prompt_tokens
     return meta, columns
 
 
-def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server: dict[str, Any] | None = None, prompt_tokens: int | None = None,
+def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server: Any = None, prompt_tokens: int | None = None,
               name: str | None = None, links: Sequence[tuple[str, str]] = (), data: tuple[dict[str, Any], bytes] | None = None) -> str:
     """The full text of a standalone page replaying ``trace``, opened at ``step`` (-1: the end of the stream).
 
     ``name`` says what is replayed (a file, a run) and heads the page; ``links`` are
     ``(text, href)`` pairs to pages written beside it. The API view is built in the page for
     any step, from data written here (see :func:`payload`; ``data`` is that, when already made).
+    ``server`` is the server tab's data (:func:`server_tab`), or the record it is built from
+    (a capture run, server-check results, a prompt check: a stream's ``lens``).
     """
     from harmony_viz import __version__
+    from harmony_viz._replay._server import tab_of
     from harmony_viz.trace import describe
+
+    if server is not None and not isinstance(server, dict):
+        server = tab_of(server, name or "the server records given")
 
     step = step if step >= 0 else trace.n_steps + step
     why = step_error(step, trace.n_steps)
@@ -115,13 +121,14 @@ def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: s
 
     ``name`` (what the page says it replays) defaults to the file's name, or the run's id.
     """
+    from harmony_viz._replay._server import server_tab
     from harmony_viz.inputs import read
     from harmony_viz.trace import Trace
 
     found = read(source)
     stream = found.stream(run)
     trace = Trace.build(stream.ids, chunking, role=role or stream.role)
-    page = page_html(trace, step=step, title=title, server=stream.server, prompt_tokens=stream.prompt_tokens,
+    page = page_html(trace, step=step, title=title, server=server_tab(stream, found.name), prompt_tokens=stream.prompt_tokens,
                      name=name if name is not None else name_of(found, stream), links=links)
     out = Path(path)
     out.write_text(page, encoding="utf-8")

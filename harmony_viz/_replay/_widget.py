@@ -21,6 +21,7 @@ import traitlets
 from harmony_viz._replay._api_view import ApiViews
 from harmony_viz._replay import page_html  # the package's: an empty stream's page says so
 from harmony_viz._replay._page import name_of, payload
+from harmony_viz._replay._server import server_tab
 from harmony_viz._replay._steps import PRESETS, step_error, step_for_tokens, tokens_fed
 from harmony_viz._static import asset
 from harmony_viz.inputs import read
@@ -212,7 +213,7 @@ def replay(source: Any, chunking: str = "token", *, role: str | None = None, ste
     found = read(source)
     stream = found.stream(run)
     said = found.said + (f"; {stream.label}" if stream.label else "")
-    return ReplayWidget(list(stream.ids), chunking, role=role or stream.role, step=step, server=stream.server, prompt_tokens=stream.prompt_tokens,
+    return ReplayWidget(list(stream.ids), chunking, role=role or stream.role, step=step, server=server_tab(stream, found.name), prompt_tokens=stream.prompt_tokens,
                         source=said, name=name if name is not None else name_of(found, stream))
 
 

@@ -8,14 +8,30 @@
 
 from __future__ import annotations
 
-from harmony_viz.runs._jsonl import jsonl_value
-from harmony_viz.runs._load import load_file, load_runs, runs_from_json, runs_from_jsonl, runs_from_object
-from harmony_viz.runs._markdown import is_markdown_trial, runs_from_markdown, split_completion
-from harmony_viz.runs._model import EFFORTS, Effort, Run, RunMetadata, effort_from_text, load_diagnostic, normalise_effort
+# The record and the run files' shapes live below the reader (harmony_viz._runfile), which reads
+# them too; this is their public face. Loading files (through the reader), saving and sizing are here.
+from harmony_viz._runfile import (
+    EFFORTS,
+    Effort,
+    Run,
+    RunMetadata,
+    effort_from_text,
+    is_markdown_trial,
+    jsonl_value,
+    load_diagnostic,
+    normalise_effort,
+    read_token_ids,
+    run_from_text,
+    run_stream,
+    runs_from_json,
+    runs_from_jsonl,
+    runs_from_markdown,
+    runs_from_object,
+    split_completion,
+)
+from harmony_viz.runs._load import load_file, load_runs
 from harmony_viz.runs._save import append_run, save_runs
-from harmony_viz.runs._text import run_from_text
-from harmony_viz.runs._token_ids import read_token_ids
-from harmony_viz.runs._usage import MessageUsage, RunUsage, run_stream, run_usage
+from harmony_viz.runs._usage import MessageUsage, RunUsage, run_usage
 
 __all__ = [
     "EFFORTS",

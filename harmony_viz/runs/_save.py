@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from harmony_viz.runs._model import Run
+from harmony_viz._runfile import Run
 
 
 def save_runs(runs: Iterable[Run], path: str | Path) -> Path:

@@ -13,7 +13,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, fields
 from typing import Any
 
-from harmony_viz.runs._model import Run
+from harmony_viz._runfile import Run, run_stream
 from harmony_viz.scanner import CONTENT_KINDS, Diagnostic, Message
 
 # The kinds the reasoning share is taken over: everything the model writes for the
@@ -102,25 +102,6 @@ def share(counts: dict[str, int], kind: str) -> float | None:
     """``counts[kind]`` over the sum of the share kinds; None when that sum is 0."""
     total = sum(counts.get(k, 0) for k in SHARE_KINDS)
     return counts.get(kind, 0) / total if total else None
-
-
-def run_stream(run: Run) -> tuple[list[int], int | None, str | None]:
-    """(token ids, prompt length, scanner role): the run's whole stream, prompt then completion.
-
-    The prompt length is None for a text run (a whole transcript, no split). A completion
-    with no prompt that does not open with ``<|start|>`` follows ``<|start|>assistant``: its
-    role is ``"assistant"``.
-    """
-    from harmony_viz.tokens import START, encode
-
-    if run.text is not None:
-        ids = encode(run.text)
-        prompt = None
-    else:
-        ids = [*run.prompt_token_ids, *run.completion_token_ids]
-        prompt = len(run.prompt_token_ids)
-    role = "assistant" if not prompt and ids and ids[0] != START else None
-    return ids, prompt, role
 
 
 def run_usage(run: Run) -> RunUsage:

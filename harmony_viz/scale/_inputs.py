@@ -1,4 +1,4 @@
-"""Inputs at scale, read in batches: JSONL (gzip too), Parquet, Hugging Face datasets saved on disk.
+"""Inputs at scale, cut into pieces for workers: JSONL (gzip too), Parquet, Hugging Face datasets saved on disk.
 
 Work is cut into ``Unit`` s (a byte range of a JSONL file, row groups of a Parquet file,
 a row range of a dataset, or a whole small file) so that processes, or Ray tasks, can each
@@ -7,14 +7,15 @@ take some and the rows still come out exactly as one reader in order would make 
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from harmony_viz.runs import Run, jsonl_value, load_file
-from harmony_viz.scale._rows import rows_table, runs_for_batch
+# The pieces and their readers are the run files' (below the reader, which reads a whole big file so);
+# cutting files into pieces for workers is this package's.
+from harmony_viz._runfile import BATCH_KINDS, Run, Unit, load_dataset, unit_batches
+from harmony_viz.runs import load_file
+from harmony_viz.scale._rows import rows_table
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -23,21 +24,6 @@ __all__ = ["Unit", "input_kind", "plan_units", "read_runs", "unit_runs", "unit_t
 
 # Split JSONL files into pieces of about this many bytes when several workers share them.
 _MIN_PIECE = 1 << 20
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """A piece of one input. ``start``/``stop``: bytes (jsonl), row groups (parquet), rows (dataset).
-
-    ``first`` is the number of the piece's first line (jsonl, from 1) or row (from 0).
-    ``stop == -1`` means to the end.
-    """
-
-    path: str
-    kind: str
-    start: int = 0
-    stop: int = -1
-    first: int = 0
 
 
 def input_kind(path: str) -> str:
@@ -90,12 +76,8 @@ def unit_tables(unit: Unit, *, column: str | None = None, batch_size: int = 512)
 
 def unit_runs(unit: Unit, *, column: str | None = None, batch_size: int = 512) -> Iterator[list[Run]]:
     """The runs of one unit, a list per batch of at most ``batch_size`` records."""
-    if unit.kind in ("jsonl", "jsonl.gz"):
-        yield from _jsonl_runs(unit, column, batch_size)
-    elif unit.kind == "parquet":
-        yield from _parquet_runs(unit, column, batch_size)
-    elif unit.kind == "dataset":
-        yield from _dataset_runs(unit, column, batch_size)
+    if unit.kind in BATCH_KINDS:
+        yield from unit_batches(unit, column=column, batch_size=batch_size)
     else:
         yield load_file(unit.path)
 
@@ -111,7 +93,7 @@ def _need_column(path: str, kind: str, column: str) -> None:
 
         names = pq.ParquetFile(path).schema_arrow.names
     else:
-        names = list(_load_dataset(path).column_names)
+        names = list(load_dataset(path).column_names)
     if column not in names:
         raise ValueError(f"{path}: no column {column!r}; its columns: {', '.join(names[:12])}")
 
@@ -145,33 +127,6 @@ def _jsonl_units(path: str, pieces: int) -> list[Unit]:
     return units
 
 
-def _jsonl_runs(unit: Unit, column: str | None, batch_size: int) -> Iterator[list[Run]]:
-    path = Path(unit.path)
-    # runs.jsonl.gz is named as runs.jsonl would be: ids runs#line-N, source runs
-    source = str(path.with_suffix("")) if unit.kind == "jsonl.gz" else str(path)
-    stem = Path(source).stem
-    opener = gzip.open if unit.kind == "jsonl.gz" else open
-    records: list[Any] = []
-    ids: list[str] = []
-    with opener(path, "rb") as f:
-        if unit.start:
-            f.seek(unit.start)
-        number, pos = unit.first - 1, unit.start
-        for raw in f:
-            number += 1
-            pos += len(raw)
-            if raw.strip():
-                records.append(jsonl_value(raw, path, stem, number))
-                ids.append(f"{stem}#line-{number}")
-            if len(records) >= batch_size:
-                yield runs_for_batch(records, column=column, source=source, ids=ids)
-                records, ids = [], []
-            if unit.stop != -1 and pos >= unit.stop:
-                break
-    if records:
-        yield runs_for_batch(records, column=column, source=source, ids=ids)
-
-
 # Parquet -------------------------------------------------------------------------
 
 
@@ -191,40 +146,10 @@ def _parquet_units(path: str, pieces: int) -> list[Unit]:
     return units
 
 
-def _parquet_runs(unit: Unit, column: str | None, batch_size: int) -> Iterator[list[Run]]:
-    import pyarrow.parquet as pq
-
-    f = pq.ParquetFile(unit.path)
-    stop = f.metadata.num_row_groups if unit.stop == -1 else unit.stop
-    first = unit.first
-    for batch in f.iter_batches(batch_size=batch_size, row_groups=list(range(unit.start, stop))):
-        yield runs_for_batch(batch, column=column, source=unit.path, first=first)
-        first += batch.num_rows
-
-
 # Hugging Face datasets saved with save_to_disk ------------------------------------
 
 
-def _load_dataset(path: str) -> Any:
-    try:
-        import datasets
-    except ImportError:
-        raise ImportError(f"{path}: reading a saved Hugging Face dataset needs the datasets package: pip install 'harmony-viz[scale]'") from None
-    loaded = datasets.load_from_disk(path)
-    if isinstance(loaded, datasets.DatasetDict):
-        raise ValueError(f"{path}: a DatasetDict with splits {', '.join(loaded)}; pass one split's folder, e.g. {path}/{next(iter(loaded))}")
-    return loaded
-
-
 def _dataset_units(path: str, pieces: int) -> list[Unit]:
-    n = len(_load_dataset(path))
+    n = len(load_dataset(path))
     step = max(1, -(-n // max(1, pieces)))
     return [Unit(path, "dataset", a, min(n, a + step), a) for a in range(0, n, step)] or [Unit(path, "dataset", 0, 0, 0)]
-
-
-def _dataset_runs(unit: Unit, column: str | None, batch_size: int) -> Iterator[list[Run]]:
-    # Memory-mapped Arrow: a slice reads only its rows.
-    data = _load_dataset(unit.path)
-    stop = len(data) if unit.stop == -1 else unit.stop
-    for a in range(unit.start, stop, batch_size):
-        yield runs_for_batch(data[a : min(stop, a + batch_size)], column=column, source=unit.path, first=a)

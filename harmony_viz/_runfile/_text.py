@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harmony_viz.runs._model import Run, RunMetadata, effort_from_text
+from harmony_viz._runfile._model import Run, RunMetadata, effort_from_text
 
 
 def run_from_text(text: str, path: Path, run_id: str | None = None) -> Run:

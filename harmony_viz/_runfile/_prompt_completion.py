@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.runs._model import Run, RunMetadata, effort_from_text, load_diagnostic, normalise_effort
+from harmony_viz._runfile._model import Run, RunMetadata, effort_from_text, load_diagnostic, normalise_effort
 
 # (prompt key, completion key) pairs in the order they are tried.
 _KEY_PAIRS = (("prefill_text", "completion_text"), ("prompt", "completion"), ("prompt_text", "completion_text"))

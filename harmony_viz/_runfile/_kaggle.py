@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.runs._model import Run, RunMetadata, effort_from_text, load_diagnostic, normalise_effort
+from harmony_viz._runfile._model import Run, RunMetadata, effort_from_text, load_diagnostic, normalise_effort
 
 
 def is_findings(obj: Any) -> bool:

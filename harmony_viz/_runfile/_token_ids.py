@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from harmony_viz import tokens
-from harmony_viz.runs._model import Run, RunMetadata, load_diagnostic
+from harmony_viz._runfile._model import Run, RunMetadata, load_diagnostic
 from harmony_viz.tokens import is_token_id
 
 

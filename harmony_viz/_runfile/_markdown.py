@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from harmony_viz.runs._model import Run, RunMetadata, effort_from_text, load_diagnostic
+from harmony_viz._runfile._model import Run, RunMetadata, effort_from_text, load_diagnostic
 
 _TURN_RE = re.compile(r"^### Turn (\d+)\s*\n+```[^\n]*\n(.*?)\n```", re.MULTILINE | re.DOTALL)
 _JOINER_RE = re.compile(r"(<\|(?:end|call|return)\|>)\s+(?=<\|start\|>)")

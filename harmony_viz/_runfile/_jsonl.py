@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.inputs import InputError, parse_jsonl_line
-from harmony_viz.runs._model import Run, RunMetadata, effort_from_text, load_diagnostic
-from harmony_viz.runs._token_ids import read_token_ids
+from harmony_viz._runfile._errors import InputError, parse_jsonl_line
+from harmony_viz._runfile._model import Run, RunMetadata, effort_from_text, load_diagnostic
+from harmony_viz._runfile._token_ids import read_token_ids
 
 _OWN_KEYS = ("prompt_token_ids", "completion_token_ids", "text")
 
