@@ -39,6 +39,7 @@ _SUBCOMMANDS = (
     "replay_server",
     "server_check",
     "matrix",
+    "conformance",
     "capture",
 )
 
