@@ -186,6 +186,9 @@ def stream_cut(api: str, server: Any) -> str | None:
             return f"the stream ended after {len(server)} event(s) without response.completed, .incomplete or .failed"
         return None
     chunks = [c for c in server if isinstance(c, dict)]
+    if not chunks:
+        # Older llama.cpp answers 200 and then sends a bare `error: {...}` line, which no client reads as a chunk.
+        return "the stream ended with no chunk at all (an error line outside the event stream reads so)"
     if any(c.get("error") for c in chunks):
         bad = next(c["error"] for c in chunks if c.get("error"))
         return f"the stream carried an error: {bad.get('message') if isinstance(bad, dict) else bad}"
