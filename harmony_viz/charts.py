@@ -35,6 +35,7 @@ __all__ = [
     "reasoning_share_histogram",
     "reasoning_vs_final",
     "save_report",
+    "save_scale_report",
     "source_summary",
     "token_shares",
     "tokens_per_second",
@@ -269,8 +270,6 @@ def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats"
     to pages written beside it.
     """
     if _at_scale(runs) and (not isinstance(runs, (str, Path)) or _is_parquet(Path(runs))):
-        from harmony_viz.scale import save_scale_report
-
         return save_scale_report(runs, path, title=title, links=links)
     from harmony_viz.stats import analyze_runs, diagnostics_frame, runs_frame
 
@@ -298,6 +297,26 @@ def save_report(runs: Any, path: str | Path, *, title: str = "harmony-viz stats"
 
 
 _HOW = "Hover a chart for values; drag to zoom, double-click to zoom out; click a legend entry to hide it."
+
+
+def save_scale_report(rows: Any, path: str | Path, *, title: str = "harmony-viz stats", links: Sequence[tuple[str, str]] = ()) -> Path:
+    """The report for rows at scale: one self-contained page of the aggregate charts (DuckDB) and the per-source summary, no per-run table."""
+    from harmony_viz.scale import relation, summarise
+
+    rel = relation(rows)
+    summary = summarise(rel)
+    figures = []
+    if summary.runs:
+        figures.append(token_shares(rel, by="source"))
+        if rel.aggregate("count(DISTINCT reasoning_effort)").fetchall()[0][0] > 1:
+            figures.append(reasoning_share_by(rel, by="reasoning_effort"))
+        figures.append(reasoning_share_by(rel, by="source"))
+        figures.append(reasoning_share_histogram(rel))
+        figures.append(reasoning_vs_final(rel))
+        if summary.diagnostics:
+            figures.append(diagnostics_by_code(rel))
+    table = ("Per source", source_summary(rel)) if summary.runs else None
+    return write_report(path, title=title, line=summary.line(), figures=figures, table=table, links=links)
 
 
 def write_report(path: str | Path, *, title: str, line: str, figures: list[go.Figure], table: tuple[str, pd.DataFrame] | None,

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harmony_viz._diffview import pieces  # each token's text, as the render diff shows it too
 from harmony_viz.findings import Span
 from harmony_viz.scanner import Diagnostic, ScanResult, scan
-from harmony_viz.tokens import SPECIAL_TOKENS, encoding, special_by_id
+from harmony_viz.tokens import SPECIAL_TOKENS
 
 # The control tokens the format uses, with what they mean: the stream's tooltips explain them.
 CONTROL_TOKENS: dict[str, dict[str, str]] = {
@@ -42,49 +43,6 @@ def read_stream(tokens: Sequence[int]) -> StreamView:
         found.append((Diagnostic("lint-failed", "info", f"the lints could not run on this stream: {exc}", Span(0, 0)), "lint"))
     found.sort(key=lambda p: (p[0].start, p[0].end, p[1] != "scanner"))
     return StreamView(result, tuple(d for d, _ in found), tuple(s for _, s in found))
-
-
-def pieces(tokens: Sequence[int]) -> tuple[list[str], list[int]]:
-    """Each token's text, and the group each belongs to.
-
-    A character split across tokens shows on the group's first token; the others show
-    ``‥`` and carry the first one's index in ``groups`` (otherwise their own index).
-    """
-    enc = encoding()
-    raw = [enc.decode_single_token_bytes(t) for t in tokens]
-    texts: list[str] = []
-    groups: list[int] = []
-    i = 0
-    while i < len(raw):
-        special = special_by_id(tokens[i])
-        if special is not None:
-            texts.append(special.literal)
-            groups.append(i)
-            i += 1
-            continue
-        end = i + 1
-        text = _utf8(raw[i])
-        # up to 4 tokens can make one character; stop at the first span that decodes
-        while text is None and end < len(raw) and end - i < 4 and special_by_id(tokens[end]) is None:
-            end += 1
-            text = _utf8(b"".join(raw[i:end]))
-        if text is None:
-            end = i + 1
-            text = raw[i].decode("utf-8", errors="replace")
-        texts.append(text)
-        groups.append(i)
-        for _ in range(i + 1, end):
-            texts.append("‥")
-            groups.append(i)
-        i = end
-    return texts, groups
-
-
-def _utf8(b: bytes) -> str | None:
-    try:
-        return b.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 def messages_json(result: ScanResult) -> list[dict[str, Any]]:

@@ -7,40 +7,16 @@ browser can put the codes on the token chips.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Sequence
 from typing import Any
 
-from harmony_viz._playground._stream import pieces
-from harmony_viz.findings import Sides, Where
+from harmony_viz._diffview import diff_json  # the diff's JSON, shared with the server tab's prompt diff
 from harmony_viz.render import Conversation
-from harmony_viz.templates import ChatTemplate, Difference, LensError, TemplateComparison, compare, request_from_conversation
-from harmony_viz.tokens import encoding
+from harmony_viz.templates import ChatTemplate, LensError, TemplateComparison, compare, request_from_conversation
 
 
 def comparison_json(result: TemplateComparison, origin: str) -> dict[str, Any]:
     """What the browser draws for one comparison (see ``js/src/playground/diff.ts``)."""
     return diff_json(result.ours.ids, result.template.ids, result.differences, layout="template", origin=origin)
-
-
-def diff_json(ours: Sequence[int], theirs: Sequence[int], found: Sequence[Difference], *, layout: str, origin: str) -> dict[str, Any]:
-    """The render diff of our render against another (``layout`` ``template``: a chat template's; ``prompt``: a server's prompt).
-
-    Each difference carries its span on our side (``ours_span``) and on the other (``template_span``, whichever render it is).
-    """
-    ours, theirs = list(ours), list(theirs)
-    enc = encoding()
-    matcher = difflib.SequenceMatcher(None, ours, theirs, autojunk=False)
-    ops = [{"tag": tag, "ref": [i1, i2], "model": [j1, j2], "reference_text": enc.decode(ours[i1:i2]), "model_text": enc.decode(theirs[j1:j2])}
-           for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
-    differences = [{**d.to_json(), "ours_span": _span(d.where, "ours"), "template_span": _span(d.where, "theirs")} for d in found]
-    return {"layout": layout, "origin": origin, "reference": ours, "model": theirs, "ops": ops,
-            "reference_pieces": pieces(ours)[0], "model_pieces": pieces(theirs)[0], "differences": differences}
-
-
-def _span(where: Where, side: str) -> list[int] | None:
-    span = getattr(where, side) if isinstance(where, Sides) else None
-    return [span.start, span.end] if span is not None else None
 
 
 def template_diff_json(source: Conversation | dict[str, Any], template: ChatTemplate | None, *, date: str | None = None) -> dict[str, Any]:

@@ -14,7 +14,6 @@ from harmony_viz.scale._charts import code_counts, kind_shares_by, log_density, 
 from harmony_viz.scale._engine import iter_tables, write_parquet
 from harmony_viz.scale._inputs import Unit, input_kind, plan_units, read_runs, unit_runs, unit_tables
 from harmony_viz.scale._ray import ray_write_parquet
-from harmony_viz.scale._report import save_scale_report
 from harmony_viz.scale._rows import row_columns, row_schema, rows_for_batch, rows_table, runs_for_batch, runs_from_record
 from harmony_viz.scale._summary import Summary, is_rows_source, relation, summarise
 
@@ -37,7 +36,6 @@ __all__ = [
     "rows_table",
     "runs_for_batch",
     "runs_from_record",
-    "save_scale_report",
     "share_boxes",
     "share_histogram",
     "source_summary",

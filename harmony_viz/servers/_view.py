@@ -1,5 +1,8 @@
 """The server tab's data: server-check results (or a capture) as JSON the widget and page carry.
 
+The page asks for it (``harmony_viz._replay.server_tab`` calls :func:`lens_source` with the
+record the reader kept on the stream); the reader only reads captures and check results.
+
 Spans in ``where`` are shifted into the replayed stream's token units, so a capture that
 holds its prompt ids highlights the right tokens.
 """
@@ -50,7 +53,7 @@ def check_view(result: CheckResult, *, offset: int = 0) -> dict[str, Any]:
 
 def prompt_view(check: Any) -> dict[str, Any]:
     """A prompt check (``PromptCheck``) as the prompt tab draws it: its JSON, and the render diff of both prompts (none when refused)."""
-    from harmony_viz._playground import diff_json
+    from harmony_viz._diffview import diff_json  # the render diff's JSON, as the playground's diff view draws it
 
     diff = diff_json(check.ours, check.server, check.differences, layout="prompt", origin=check.prompt_source) if check.server is not None else None
     return {**check.to_json(), "diff": diff}
