@@ -38,6 +38,15 @@ class Exchange:
         return list(self.chunks) if self.stream else self.final
 
 
+def httpx_module() -> Any:
+    """The httpx the installed ``openai`` client is built on: ``httpx``, or ``httpx2`` for openai 3 (their classes differ)."""
+    import importlib
+
+    import openai
+
+    return importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__.split(".")[0])
+
+
 def client_for(base_url: str, *, timeout: float = 120.0) -> Any:
     import openai
 
@@ -144,8 +153,7 @@ def build_request(api: str, chat: dict[str, Any], *, model: str, max_tokens: int
 
 
 def _unreachable(exc: Exception) -> bool:
-    import httpx
-
+    httpx = httpx_module()
     cause = exc.__cause__
     return isinstance(cause, (httpx.ConnectError, httpx.ConnectTimeout)) or cause is None
 

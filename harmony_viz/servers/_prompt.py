@@ -34,8 +34,11 @@ class ServerPrompt:
 
 def post(client: Any, path: str, body: dict[str, Any]) -> tuple[int, Any]:
     """(status, JSON body or text) of one POST; an unreachable server raises ServerError."""
-    import httpx
     import openai
+
+    from harmony_viz.servers._client import httpx_module
+
+    httpx = httpx_module()
 
     try:
         response = client.post(path, body=body, cast_to=httpx.Response)

@@ -52,9 +52,11 @@ class Probe:
         return self._seen[path]
 
     def _get(self, path: str) -> dict[str, Any] | None:
-        import httpx
         import openai
 
+        from harmony_viz.servers._client import httpx_module
+
+        httpx = httpx_module()
         try:
             response = root_client(self.base_url, timeout=self.timeout).get(path, cast_to=httpx.Response)
         except (openai.APIError, httpx.HTTPError):
