@@ -4,7 +4,7 @@ The top level holds the notebook verbs (``replay``, ``playground``, ``render_con
 ``lint``, ``record``, ``capture``, ``load_runs``, the frames and charts); everything else is
 grouped under its subpackage (``harmony_viz.scanner``, ``.projections``, ``.render``,
 ``.tokens``, ``.inputs``, ``.leak``, ``.runs``, ``.trace``, ``.stats``, ``.charts``, ``.servers``,
-``.templates``, ``.scale``, ``.data``, ``.findings``). Names are loaded on first use, so ``import
+``.templates``, ``.scale``, ``.data``, ``.findings``, ``.conformance``). Names are loaded on first use, so ``import
 harmony_viz`` stays light (no pandas, plotly, torch or widget machinery until asked for).
 """
 
@@ -52,7 +52,8 @@ _EXPORTS: dict[str, str] = {
 
 # Subpackages reachable as attributes (``hv.scanner.scan``), imported on first use.
 _SUBPACKAGES = frozenset(
-    {"charts", "cli", "data", "findings", "inputs", "leak", "projections", "render", "runs", "scale", "scanner", "servers", "stats", "templates", "tokens", "trace"}
+    {"charts", "cli", "conformance", "data", "findings", "inputs", "leak", "projections", "render", "runs", "scale", "scanner", "servers", "stats", "templates",
+     "tokens", "trace"}
 )
 
 # Names that sat at the top level before they moved into their subpackage: reading one is an

@@ -156,6 +156,8 @@ def _private_imports(path: Path) -> list[tuple[int, str]]:
 
 # The server lens's own tests still name its private modules; they move to its face with issue 20.
 _SERVER_LENS_TESTS: frozenset[str] = frozenset()
+# Tests that patch a private function on purpose: the fork check swaps three render rules in to prove they are the whole difference.
+_PATCHING_TESTS: frozenset[str] = frozenset({"tests/test_fork_conformance.py"})
 
 
 def test_every_package_is_entered_through_its_public_face():
@@ -165,7 +167,7 @@ def test_every_package_is_entered_through_its_public_face():
         rel = path.relative_to(ROOT).as_posix()
         for line, name in _private_imports(path):
             package = name.split(".")[1]
-            if not rel.startswith(f"harmony_viz/{package}/") and rel not in _SERVER_LENS_TESTS:
+            if not rel.startswith(f"harmony_viz/{package}/") and rel not in _SERVER_LENS_TESTS | _PATCHING_TESTS:
                 offenders.append(f"{rel}:{line}: {name}")
     assert offenders == []
 

@@ -50,8 +50,8 @@ def _write(path: str, text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harmony_viz import servers as cf
     from harmony_viz.conformance import SuiteError, load_suite, select
-    from harmony_viz.servers import _conformance as cf
     from harmony_viz.servers import engines
 
     if args.merge:
@@ -77,22 +77,22 @@ def run(args: argparse.Namespace) -> int:
         if o.status == "error" and (o.engine, o.reason) not in said:
             print(f"harmony-viz conformance: {o.engine}: could not be asked: {o.reason}", file=sys.stderr)
             said.add((o.engine, o.reason))
-    counts = cf.summary(outcomes)
+    counts = cf.conformance_summary(outcomes)
     for t in targets:
-        mine = cf.summary([o for o in outcomes if o.engine == t.engine])
+        mine = cf.conformance_summary([o for o in outcomes if o.engine == t.engine])
         print(f"{t.engine}: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in mine.items() if k != "total" and v) + f" of {mine['total']}")
     for o in outcomes:
         if o.status in ("fail", "fixed"):
             print(f"  {o.status.upper()} {o.case.id} [{o.engine} {o.api}]: {', '.join(o.codes) or o.reason}")
     print("total: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items() if k != "total") + f" of {counts['total']}")
     if args.json:
-        _write(args.json, json.dumps(cf.report(outcomes, targets), ensure_ascii=False, indent=1) + "\n")
+        _write(args.json, json.dumps(cf.conformance_report(outcomes, targets), ensure_ascii=False, indent=1) + "\n")
     if args.junit:
         _write(args.junit, cf.junit_xml(outcomes))
     if args.html:
-        from harmony_viz.servers._conformance_page import conformance_page
+        from harmony_viz.servers import conformance_page
 
-        _write(args.html, conformance_page([cf.report(outcomes, targets)], replays=Path(args.html).with_suffix(".replays")))
+        _write(args.html, conformance_page([cf.conformance_report(outcomes, targets)], replays=Path(args.html).with_suffix(".replays")))
     if args.write_known:
         n = cf.write_known(outcomes, args.write_known)
         print(f"wrote {n} known divergence(s) to {args.write_known}", file=sys.stderr)
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from harmony_viz.servers._conformance_page import MergeError, conformance_page, read_report
+    from harmony_viz.servers import MergeError, conformance_page, read_report
 
     if not args.html:
         raise CLIError("--merge joins reports into a matrix: give --html OUT.html")

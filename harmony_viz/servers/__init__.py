@@ -16,7 +16,8 @@ Modules, one job each:
 - ``_check``: ``server-check`` for streams and captures; ``_capture``: ``capture``; ``_matrix``: ``matrix``;
 - ``sglang_runner`` and ``gpt_oss_app``: scripts run in SGLang's and the reference server's venvs;
 - ``_prompt``: the prompt a server rendered; ``_prompt_check``: ``prompt-check``, that prompt against ours;
-- ``_view``: the server tab's data; ``lens``: tables, shipped data, a replay server from Python.
+- ``_view``: the server tab's data; ``lens``: tables, shipped data, a replay server from Python;
+- ``_conformance``: ``conformance`` (a suite through engines, statuses, reports); ``_conformance_page``: its HTML matrix.
 
 Public names are loaded on first use: a vLLM venv imports ``harmony_viz.servers.vllm_script``
 from the package folder on ``PYTHONPATH`` without the project's dependencies, so this file
@@ -45,6 +46,10 @@ _HOMES: dict[str, str] = {
     "LaunchError": "_launch", "LlamaSpec": "_launch", "ServerSpec": "_launch", "ensure_gguf": "_launch", "ensure_model": "_launch",
     "find_chat_template": "_launch", "find_llama_server": "_launch", "find_python": "_launch", "llama_tree": "_launch", "serve": "_launch",
     "lens_source": "_view",
+    "Known": "_conformance", "Outcome": "_conformance", "Target": "_conformance", "junit_xml": "_conformance", "read_known": "_conformance",
+    "run_suite": "_conformance", "write_known": "_conformance", "KnownError": "_conformance", "conformance_report": "_conformance",
+    "conformance_summary": "_conformance", "exit_status": "_conformance",
+    "MergeError": "_conformance_page", "conformance_page": "_conformance_page", "read_report": "_conformance_page",
     "PromptUnavailable": "_prompt", "ServerPrompt": "_prompt", "server_prompt": "_prompt",
     "PromptCheck": "_prompt_check", "chat_of_responses": "_prompt_check", "responses_of_chat": "_prompt_check", "check_file": "_prompt_check", "check_path": "_prompt_check", "turn_checks": "_prompt_check", "compare_prompt": "_prompt_check",
     "prompt_check": "_prompt_check", "read_prompt_input": "_prompt_check", "request_rejected": "_prompt_check", "capture_prompt_check": "_prompt_check",

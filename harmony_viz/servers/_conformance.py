@@ -220,7 +220,7 @@ def run_suite(cases: Sequence[Case], targets: Sequence[Target], *, known: Mappin
     return out
 
 
-def summary(outcomes: Sequence[Outcome]) -> dict[str, int]:
+def conformance_summary(outcomes: Sequence[Outcome]) -> dict[str, int]:
     """``{"passed", "failed", "known", "fixed", "not_served", "errors", "total"}``."""
     count = {s: sum(1 for o in outcomes if o.status == s) for s in STATUSES}
     return {"passed": count["pass"], "failed": count["fail"], "known": count["known"], "fixed": count["fixed"],
@@ -243,16 +243,16 @@ def engines_of(outcomes: Sequence[Outcome], targets: Sequence[Target]) -> list[d
     return out
 
 
-def report(outcomes: Sequence[Outcome], targets: Sequence[Target]) -> dict[str, Any]:
+def conformance_report(outcomes: Sequence[Outcome], targets: Sequence[Target]) -> dict[str, Any]:
     """The ``--json`` report: ``{"format", "summary", "engines", "results"}``."""
-    return {"format": FORMAT, "summary": summary(outcomes), "engines": engines_of(outcomes, targets), "results": [o.to_json() for o in outcomes]}
+    return {"format": FORMAT, "summary": conformance_summary(outcomes), "engines": engines_of(outcomes, targets), "results": [o.to_json() for o in outcomes]}
 
 
 def junit_xml(outcomes: Sequence[Outcome]) -> str:
     """One ``testcase`` per case x engine x API, ``classname`` the family; known and not served are ``skipped``."""
     import xml.etree.ElementTree as ET
 
-    counts = summary(outcomes)
+    counts = conformance_summary(outcomes)
     suite = ET.Element("testsuite", name="harmony-conformance", tests=str(counts["total"]), failures=str(counts["failed"] + counts["fixed"]),
                        errors=str(counts["errors"]), skipped=str(counts["known"] + counts["not_served"]),
                        time=f"{sum(o.seconds + o.server_seconds for o in outcomes):.3f}")
