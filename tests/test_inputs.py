@@ -145,3 +145,63 @@ def test_parquet_runs_are_read(tmp_path) -> None:
     assert found.said == f"read {tmp_path / 'runs.parquet'} as Parquet (2 runs)"
     assert [r.id for r in found.runs()] == ["a", "b"]
     assert list(found.stream(1).ids) == encode(text.replace("Hi", "Yo"))
+
+
+# -- captures and check results: the reader reads them, the page builds their server tab (issue 26 item 4) --------
+
+_READ_ONLY = """
+import sys
+from harmony_viz.inputs import read
+found = read({path!r})
+stream = found.stream()
+packages = {{m.split(".")[1] for m in sys.modules if m.startswith("harmony_viz.")}}
+print(found.form, stream.lens is found.value[0], stream.prompt_tokens == len(found.value[0].prompt_token_ids), sorted(packages))
+"""
+
+
+def test_reading_a_capture_runs_no_check_of_it() -> None:
+    """The reader says "a capture" and replays its ids; nothing above it is imported (no server check, prompt check or diff)."""
+    import subprocess
+    import sys
+
+    from _lens import CAPTURES
+
+    code = _READ_ONLY.format(path=str(CAPTURES / "seed-001.chat-stream.json"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(" ", 4)
+    assert out[:4] == ["a", "capture", "True", "True"]
+    assert set(eval(out[4])) <= {"inputs", "_runfile", "tokens", "findings", "render", "scanner"}  # noqa: S307 - our own print
+
+
+def test_the_page_builds_a_captures_server_tab() -> None:
+    from _lens import CAPTURES
+
+    from harmony_viz._replay import page_html, server_tab
+    from harmony_viz.trace import Trace
+
+    found = read(CAPTURES / "seed-001.chat-stream.json")
+    stream = found.stream()
+    run = found.value[0]
+    assert list(stream.ids) == [*run.prompt_token_ids, *run.completion_token_ids] and stream.role is None
+    tab = server_tab(stream, found.name)
+    assert tab is not None and tab["checks"][0]["api"] == "chat-stream"
+    assert server_tab(read(XSS_TEXT).stream()) is None  # no server lens record: no tab
+    # page_html(server=...) takes the tab, or the record it is built from (Stream.server is Stream.lens, by its old name).
+    trace = Trace.build(stream.ids, "every:64", role=stream.role)
+    assert stream.server is stream.lens
+    page = page_html(trace, server=stream.server, prompt_tokens=stream.prompt_tokens)
+    assert page == page_html(trace, server=tab, prompt_tokens=stream.prompt_tokens) and '"server":{"checks"' in page
+
+
+def test_check_results_replay_the_stream_they_checked() -> None:
+    from _lens import CAPTURES
+
+    from harmony_viz.servers import check_captures, lens_source
+
+    results = list(check_captures([str(CAPTURES / "seed-001.chat.json"), str(CAPTURES / "doubled-channel.chat.json")]))
+    one = read(results[:1])
+    assert one.said == "read the list given as server-check results"
+    stream = one.stream()
+    ids, role, payload = lens_source(results[:1])
+    assert (list(stream.ids), stream.role, stream.lens) == (ids, role, results[:1])
+    with pytest.raises(InputError, match="these server-check results are for different streams; replay one stream's results at a time"):
+        read(results).stream()

@@ -338,3 +338,20 @@ def test_line_separators_inside_strings_do_not_split_jsonl_lines(tmp_path):
     runs = [Run(id="a\x85b", text="one\u2028two\u2029three"), Run(id="next", completion_token_ids=(1,))]
     path = save_runs(runs, tmp_path / "runs.jsonl")
     assert [(r.id, r.text) for r in load_runs(path)] == [("a\x85b", "one\u2028two\u2029three"), ("next", None)]
+
+
+def test_the_run_record_and_shapes_sit_below_the_reader_and_keep_their_public_names():
+    """``harmony_viz.runs`` and ``harmony_viz.scale`` export the record and shapes that live below the reader (issue 26 item 4)."""
+    import harmony_viz._runfile as runfile
+    import harmony_viz.inputs as inputs
+    import harmony_viz.runs as runs
+    import harmony_viz.scale as scale
+
+    for name in ("Run", "RunMetadata", "run_stream", "runs_from_json", "runs_from_jsonl", "runs_from_object", "jsonl_value", "read_token_ids", "is_markdown_trial"):
+        assert getattr(runs, name) is getattr(runfile, name), name
+    for name in ("Unit", "runs_for_batch", "runs_from_record"):
+        assert getattr(scale, name) is getattr(runfile, name), name
+    assert inputs.InputError is runfile.InputError and inputs.parse_jsonl_line is runfile.parse_jsonl_line
+    assert set(runs.__all__) <= set(dir(runs))
+    run = Run(id="c", metadata=RunMetadata(extra={"server": {"api": "chat"}}), completion_token_ids=(12194,))
+    assert runfile.is_capture(run) and not runfile.is_capture(Run(id="r"))
