@@ -49,7 +49,9 @@ def server_parser(doc: str, *, repeat: int) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--base-url", help="a running replay server (default: start one)")
     parser.add_argument("--repeat", type=int, default=repeat, help=f"passes over the inputs (default {repeat})")
-    parser.add_argument("--engine", choices=["vllm", "llama.cpp"], default="vllm", help="the replay server to start (default vllm)")
+    from harmony_viz.servers import engines
+
+    parser.add_argument("--engine", choices=[e.name for e in engines.replaying()], default="vllm", help="the replay server to start (default vllm)")
     parser.add_argument("--chat-template", help="llama.cpp: the gpt-oss chat template (default: $HARMONY_VIZ_CHAT_TEMPLATE)")
     return parser
 
