@@ -228,7 +228,7 @@ class Input:
             return _checks_stream(self.value, self.name)
         if not self.value:
             return Stream(())  # a file of no runs (an empty JSONL file): nothing to scan
-        return _run_stream(self.value, self.name, 0 if run is None else run)
+        return _run_stream(self.value, 0 if run is None else run)
 
     def conversation(self) -> Conversation:
         """The conversation to render (Harmony JSON or a Chat Completions request)."""
@@ -246,7 +246,7 @@ class Input:
             raise InputError(f"{self.name}: not a Chat Completions request ({exc})") from None
 
 
-def _run_stream(runs: Sequence[Run], name: str, index: int) -> Stream:
+def _run_stream(runs: Sequence[Run], index: int) -> Stream:
     from harmony_viz._runfile import is_capture, run_stream
 
     chosen = runs[index]
