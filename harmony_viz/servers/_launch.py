@@ -9,6 +9,7 @@ exit, whatever process group it sits in; and the engine is told by the kernel to
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import signal
 import subprocess
@@ -53,6 +54,20 @@ def find_python(explicit: str | None = None) -> str:
     raise LaunchError(INSTALL_HINT)
 
 
+def package_version(python: str, *distributions: str) -> str | None:
+    """The version ``python`` has installed of the first of ``distributions`` it has (``importlib.metadata``), else None."""
+    code = ("import importlib.metadata as m, sys\n"
+            "for d in sys.argv[1:]:\n"
+            "    try:\n        print(m.version(d)); break\n"
+            "    except m.PackageNotFoundError:\n        pass\n")
+    try:
+        proc = subprocess.run([python, "-c", code, *distributions], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    out = proc.stdout.strip()
+    return out.splitlines()[0] if proc.returncode == 0 and out else None
+
+
 def cache_root() -> Path:
     """``$HARMONY_VIZ_CACHE``, else ``$XDG_CACHE_HOME/harmony_viz``, else ``~/.cache/harmony_viz`` (as the install scripts)."""
     explicit = os.environ.get("HARMONY_VIZ_CACHE")
@@ -61,13 +76,14 @@ def cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "harmony_viz"
 
 
-def default_model_dir() -> Path:
-    return cache_root() / "tiny-gpt-oss-vllm"
+def default_model_dir(*, tied: bool = True) -> Path:
+    """The cache folder of the tiny model vLLM serves; the untied copy (older releases) has its own."""
+    return cache_root() / ("tiny-gpt-oss-vllm" if tied else "tiny-gpt-oss-vllm-untied")
 
 
-def llama_tree() -> Path:
-    """Where scripts/install-llama-cpp.sh builds: the llama.cpp tree (``src``) and ``build/bin/llama-server``."""
-    return cache_root() / f"llama.cpp-{LLAMA_CPP_VERSION}"
+def llama_tree(version: str = LLAMA_CPP_VERSION) -> Path:
+    """Where scripts/install-llama-cpp.sh builds ``version``: the llama.cpp tree (``src``) and ``build/bin/llama-server``."""
+    return cache_root() / f"llama.cpp-{version}"
 
 
 def find_llama_server(explicit: str | None = None) -> Path:
@@ -94,42 +110,93 @@ def find_chat_template(explicit: str | None = None) -> Path:
     return Path(candidate)
 
 
+def tree_of(server: Path) -> Path | None:
+    """The tree that built ``server`` when it sits in ``TREE/build/bin/`` (the install script's layout), else None."""
+    resolved = server.resolve()
+    parents = resolved.parents
+    if len(parents) > 2 and parents[0].name == "bin" and parents[1].name == "build":
+        return parents[2]
+    return None
+
+
+def tree_key(server: Path) -> str:
+    """What names ``server``'s tree in the cache: the version of an install-script folder (``llama.cpp-0.3.17`` → ``0.3.17``),
+    else the tree's (or the binary's) folder name and a short hash of its path, so two trees never share a GGUF."""
+    tree = tree_of(server)
+    if tree is not None and tree.name.startswith("llama.cpp-") and len(tree.name) > len("llama.cpp-"):
+        return tree.name[len("llama.cpp-"):]
+    where = tree if tree is not None else server.resolve()
+    digest = hashlib.sha256(str(where).encode()).hexdigest()[:8]
+    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in where.name) or "tree"
+    return f"{name}-{digest}"
+
+
+def gguf_cache_path(server: Path) -> Path:
+    """The cached tiny GGUF for the tree behind ``server`` (``tiny-gpt-oss-llama.cpp-KEY.gguf``)."""
+    return cache_root() / f"tiny-gpt-oss-llama.cpp-{tree_key(server)}.gguf"
+
+
 def converter_for(server: Path) -> Path:
     """The ``convert_hf_to_gguf.py`` of the tree that built ``server`` (``TREE/build/bin/llama-server``), else the install script's."""
-    for tree in (server.resolve().parents[2] / "src" if len(server.resolve().parents) > 2 else None, llama_tree() / "src"):
+    own = tree_of(server)
+    for tree in (own / "src" if own is not None else None, llama_tree() / "src"):
         if tree is not None and (tree / "convert_hf_to_gguf.py").is_file():
             return tree / "convert_hf_to_gguf.py"
     raise LaunchError(f"no convert_hf_to_gguf.py beside {server}; pass --gguf FILE or run scripts/install-llama-cpp.sh")
 
 
 def ensure_gguf(gguf: Path | None, server: Path) -> Path:
-    """The tiny model as a GGUF (``gguf``, else one in the cache made with the server's own converter when missing)."""
+    """The tiny model as a GGUF: ``gguf``, else the cached one of ``server``'s tree, made when missing.
+
+    It is converted by that tree's own converter; when that fails (an older tree's converter may not
+    read today's transformers config) and the install script's tree has another, that one converts
+    it, and the fallback is said on stderr and kept beside the GGUF (``….gguf.txt``, the provenance).
+    """
     from harmony_viz.tiny import make_gguf
 
     if gguf is not None:
         if not gguf.is_file():
             raise LaunchError(f"{gguf}: no such GGUF file")
         return gguf
-    out = cache_root() / f"tiny-gpt-oss-llama.cpp-{LLAMA_CPP_VERSION}.gguf"
-    if not out.is_file():
+    out = gguf_cache_path(server)
+    if out.is_file():
+        return out
+    own = converter_for(server)
+    converters = [own]
+    default = llama_tree() / "src" / "convert_hf_to_gguf.py"
+    if default.is_file() and default.resolve() != own.resolve():
+        converters.append(default)
+    failures: list[str] = []
+    for converter in converters:
         try:
-            make_gguf(ensure_model(None), out, converter=converter_for(server))
+            make_gguf(ensure_model(None), out, converter=converter)
         except RuntimeError as exc:
-            raise LaunchError(str(exc).splitlines()[0]) from None
-    return out
+            failures.append(f"{converter}: {str(exc).splitlines()[-1] if str(exc).strip() else exc}")
+            continue
+        note = f"converted by {converter}\nfor the llama-server {server}\n"
+        if failures:
+            note += "".join(f"after this converter failed: {f}\n" for f in failures)
+            print(f"harmony-viz: {failures[0]}; the GGUF for {server} is converted by {converter} instead "
+                  f"(noted in {out.name}.txt)", file=sys.stderr)
+        try:
+            out.with_name(out.name + ".txt").write_text(note, encoding="utf-8")
+        except OSError:
+            pass
+        return out
+    raise LaunchError(f"no converter could make the tiny GGUF: {'; '.join(failures)}")
 
 
-def ensure_model(folder: Path | None) -> Path:
-    """The tiny servable model in ``folder`` (the cache folder when None), made when missing."""
+def ensure_model(folder: Path | None, *, tied: bool = True) -> Path:
+    """The tiny servable model in ``folder`` (the cache folder when None), made when missing (untied: ``tied=False``)."""
     from harmony_viz.tiny import make_tiny_model
 
-    folder = folder or default_model_dir()
+    folder = folder or default_model_dir(tied=tied)
     if (folder / "config.json").is_file() and (folder / "tokenizer.json").is_file():
         return folder
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise LaunchError(f"{folder} exists but holds no servable model (config.json and tokenizer.json); pick a new --model-dir")
     tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
-    make_tiny_model(tmp)
+    make_tiny_model(tmp, tied=tied)
     try:
         tmp.rename(folder)  # atomic: a parallel maker never sees half a model
     except OSError:
@@ -140,11 +207,16 @@ def ensure_model(folder: Path | None) -> Path:
 
 @dataclass(frozen=True)
 class ServerSpec:
+    """vLLM's OpenAI server on the tiny model with our logits processor; ``extra_args`` are what the release needs
+    (the vLLM engine module fills them from the version it finds, e.g. ``--enable-scale-out`` for today's)."""
+
     python: str
     model_dir: Path
     host: str = "127.0.0.1"
     port: int = 8000
     tool_parser: bool = True
+    extra_args: tuple[str, ...] = ()
+    version: str | None = None  # the vLLM release behind ``python``, as found
 
     @property
     def base_url(self) -> str:
@@ -153,8 +225,7 @@ class ServerSpec:
     def command(self) -> list[str]:
         cmd = [self.python, "-m", "vllm.entrypoints.openai.api_server", "--model", str(self.model_dir),
                "--served-model-name", MODEL_NAME, "--host", self.host, "--port", str(self.port),
-               "--max-model-len", "4096", "--dtype", "bfloat16", "--logits-processors", PROCESSOR,
-               "--enable-scale-out"]  # registers /v1/chat/completions/render and /v1/responses/render (the prompt lens)
+               "--max-model-len", "4096", "--dtype", "bfloat16", "--logits-processors", PROCESSOR, *self.extra_args]
         if self.tool_parser:
             cmd += ["--enable-auto-tool-choice", "--tool-call-parser", "openai"]
         return cmd
@@ -256,10 +327,11 @@ def stop_tree(proc: subprocess.Popen[bytes], grace: float = 20.0) -> None:
 
 def wait_healthy(spec: Any, proc: subprocess.Popen[bytes], timeout: float) -> None:
     """Poll ``/health`` until it answers 200; raise if vLLM exits or ``timeout`` passes."""
-    import httpx
     import openai
 
-    from harmony_viz.servers._client import root_client
+    from harmony_viz.servers._client import httpx_module, root_client
+
+    httpx = httpx_module()
 
     client = root_client(spec.base_url, timeout=5.0)
     deadline = time.monotonic() + timeout

