@@ -128,15 +128,6 @@ class Stream:
         """What a scanner is fed: the text as given, else the ids."""
         return self.text if self.text is not None else list(self.ids)
 
-    @property
-    def server(self) -> Any:
-        """The same record as :attr:`lens`, under its old name, for callers that hand it to ``page_html(server=...)``.
-
-        ``page_html`` builds the server tab from such a record; new code passes
-        ``server=server_tab(stream, name)`` (``harmony_viz._replay``) instead.
-        """
-        return self.lens
-
 
 @dataclass(frozen=True, slots=True)
 class Input:

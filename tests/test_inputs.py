@@ -185,10 +185,10 @@ def test_the_page_builds_a_captures_server_tab() -> None:
     tab = server_tab(stream, found.name)
     assert tab is not None and tab["checks"][0]["api"] == "chat-stream"
     assert server_tab(read(XSS_TEXT).stream()) is None  # no server lens record: no tab
-    # page_html(server=...) takes the tab, or the record it is built from (Stream.server is Stream.lens, by its old name).
+    # page_html(server=...) takes the tab, or the record it is built from (the stream's lens record).
     trace = Trace.build(stream.ids, "every:64", role=stream.role)
-    assert stream.server is stream.lens
-    page = page_html(trace, server=stream.server, prompt_tokens=stream.prompt_tokens)
+    assert not hasattr(stream, "server")  # one name: the record is Stream.lens
+    page = page_html(trace, server=stream.lens, prompt_tokens=stream.prompt_tokens)
     assert page == page_html(trace, server=tab, prompt_tokens=stream.prompt_tokens) and '"server":{"checks"' in page
 
 

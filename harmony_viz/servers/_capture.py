@@ -228,9 +228,10 @@ def load_capture(path: str | os.PathLike[str]) -> Any:
 
 
 def is_capture(source: Any) -> bool:
-    meta = getattr(source, "metadata", None)
-    server = getattr(meta, "extra", {}).get("server") if meta is not None else None
-    return isinstance(server, dict) and server.get("api") in ("chat", "chat-stream", "responses", "responses-stream")
+    """Whether ``source`` is a capture run (the run file's shape test, which the reader owns)."""
+    from harmony_viz._runfile import is_capture as shape
+
+    return shape(source)
 
 
 def capture_result(run: Any, name: str | None = None) -> Any:
