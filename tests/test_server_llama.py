@@ -109,6 +109,11 @@ def test_a_capture_with_logprob_ids_round_trips_into_an_offline_check(llama_serv
     out = tmp_path / "cap.json"
     assert main(["capture", "--base-url", llama_server.url, "--request", str(tmp_path / "req.json"), "-o", str(out)]) == 0
     assert "token ids (logprobs)" in capsys.readouterr().err and "llama.cpp" in out.read_text()
+    server = json.loads(out.read_text())["metadata"]["server"]
+    # A capture asks for the top 5 alternatives by default: each generated token comes with them.
+    assert server["request"]["top_logprobs"] == 5
+    entries = server["final"]["choices"][0]["logprobs"]["content"]
+    assert len(entries) == len(ids) and all(1 <= len(e["top_logprobs"]) <= 5 for e in entries)
     assert main(["server-check", "--json", str(out)]) == 0
     (line,) = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert line["engine"] == "llama.cpp" and line["replayed"] is True

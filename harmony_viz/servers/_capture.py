@@ -119,11 +119,11 @@ def capture(base_url: str, *, prompt: str | None = None, request: dict[str, Any]
     version = found.version(engines.Probe(base_url))
     engine = None if found is engines.GENERIC else found.name
     ex = send(client, full_api, req)
-    # A strict server may refuse vLLM's fields, then logprobs: ask again with less.
-    for drop in ("extra_body", "logprobs"):
-        if not (ex.error and ex.error.startswith(("400", "422")) and drop in req):
+    # A strict server may refuse vLLM's fields, then the alternatives, then logprobs: ask again with less.
+    for drop in (("extra_body",), ("top_logprobs",), ("logprobs", "top_logprobs")):
+        if not (ex.error and ex.error.startswith(("400", "422")) and drop[0] in req):
             break
-        req = {k: v for k, v in req.items() if k != drop}
+        req = {k: v for k, v in req.items() if k not in drop}
         ex = send(client, full_api, req)
     run = capture_run(base_url, ex, model=model, started=started, engine=engine, engine_version=version)
     run = _with_prompt(run, base_url, body, api=api, engine=engine, model=model)

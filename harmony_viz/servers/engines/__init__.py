@@ -68,6 +68,9 @@ class Probe:
         return body if response.status_code == 200 and isinstance(body, dict) else None
 
 
+TOP_LOGPROBS = 5  # the alternatives a capture asks for per token, where the server offers them
+
+
 class Engine:
     """One engine of the lens. Subclasses set the facts and override what differs from an OpenAI-compatible server."""
 
@@ -111,9 +114,11 @@ class Engine:
         raise ValueError(f"cannot replay a stream through {self.name}; replays work with {', '.join(e.name for e in replaying())}")
 
     def capture_request(self, api: str, request: dict[str, Any]) -> dict[str, Any]:
-        """The ``openai`` arguments of a ``capture``: by default Chat asks for logprobs, so ids can come back from their tokens."""
+        """The ``openai`` arguments of a ``capture``: by default Chat asks for logprobs with the top 5 alternatives, so ids can
+        come back from their tokens and the widget can show what the model nearly wrote."""
         if api.startswith("chat"):
             request.setdefault("logprobs", True)
+            request.setdefault("top_logprobs", TOP_LOGPROBS)
         return request
 
     def prompt(self, base_url: str, request: dict[str, Any], *, kind: str, model: str) -> ServerPrompt:
