@@ -92,11 +92,40 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         from harmony_viz.servers import conformance_page
 
-        _write(args.html, conformance_page([cf.conformance_report(outcomes, targets)], replays=Path(args.html).with_suffix(".replays")))
+        links, problems = _write_replays(outcomes, Path(args.html))
+        _write(args.html, conformance_page([cf.conformance_report(outcomes, targets)], outcomes=outcomes, links=links, notes=problems))
     if args.write_known:
         n = cf.write_known(outcomes, args.write_known)
         print(f"wrote {n} known divergence(s) to {args.write_known}", file=sys.stderr)
     return cf.exit_status(outcomes, allow_fixed=args.allow_fixed)
+
+
+def _write_replays(outcomes: list, page_path: Path) -> tuple[dict, list[str]]:
+    """The replay pages the matrix at ``page_path`` links to, written beside it into ``OUT.replays``: (links by result, problems)."""
+    from urllib.parse import quote
+
+    from harmony_viz._replay import save_html
+    from harmony_viz.inputs import InputError
+    from harmony_viz.servers._conformance_page import replay_pages, with_opener
+
+    folder = page_path.with_suffix(".replays")
+    links: dict = {}
+    problems: list[str] = []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for page in replay_pages(outcomes):
+            path = folder / page.file
+            try:
+                save_html(page.source, path, step=-1, name=page.name, links=[("the conformance matrix", f"../{quote(page_path.name)}")])
+            except (InputError, ValueError) as exc:
+                problems.append(f"{page.name}: no replay ({' '.join(str(exc).split())})")
+                continue
+            path.write_text(with_opener(path.read_text(encoding="utf-8")), encoding="utf-8")
+            for key, fragment in page.fragments.items():
+                links[key] = f"{quote(folder.name)}/{quote(page.file)}#{fragment}"
+    except OSError as exc:
+        raise CLIError(f"{folder}: cannot write the replays: {exc.strerror or exc}") from None
+    return links, problems
 
 
 def _merge(args: argparse.Namespace) -> int:
