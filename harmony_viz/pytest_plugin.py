@@ -1,0 +1,344 @@
+"""The conformance suite as pytest tests: ``pytest --harmony-conformance --harmony-sglang ...`` (entry point ``pytest11``).
+
+One test per case, engine and API, named ``family/name[engine-api]``, each reporting the status
+``harmony-viz conformance`` gives the same input (``harmony_viz.servers.run_suite``):
+
+- **pass** passes; **fail** fails with its codes and each finding's message;
+- **known** (listed in ``--harmony-known`` with the same codes) is a strict xfail, so a listed
+  divergence that now passes (**fixed**) fails as ``XPASS(strict)`` (``--harmony-allow-fixed``:
+  an XPASS that does not fail); listed with other codes it fails as any failure does;
+- **not-served** is skipped with the reason; **error** (the engine could not be asked) is an
+  error in setup with the one line the command prints.
+
+So ``passed`` = pass, ``failed`` = fail + fixed, ``xfailed`` = known, ``skipped`` = not served,
+``errors`` = error. Each engine's part of the suite runs once, when its first test runs, for the
+cases still selected (``-k`` and ``--deselect`` apply); ``--collect-only`` asks no engine.
+
+The engine options come from the engine registry: ``--harmony-`` + the command's flag (a URL for
+a server, a switch for an engine that runs offline), and each engine's own ``conformance``
+options the same way (``--harmony-sglang-python PY``). Without ``--harmony-conformance`` the
+plugin does nothing; and pytest's start stays as it was: the registry is imported only when an
+argument starts with ``--harmony`` (or for ``--help``), the suite and the runner only with
+``--harmony-conformance``. Given no test paths, only the suite is collected (a project's own
+tests are not, unless named), so it runs from any folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from harmony_viz.conformance import Case
+    from harmony_viz.servers import Known, Outcome, Target
+
+GROUP = "harmony"
+ENGINE_PREFIX = "harmony_engine_"  # dest of --harmony-<engine>: the engine's registry dest after it
+OPTION_PREFIX = "harmony_option_"  # dest of an engine's own option: the command's dest after it
+PROMPT_API = "prompt"  # the runner's API column of a prompt case (the prompt the engine rendered)
+
+
+class KnownDivergence(Exception):
+    """A listed divergence failing with its listed codes: what a known case's strict xfail expects."""
+
+
+class Divergence(Exception):
+    """A case that fails through an engine's API: the codes, and each finding of warning or above."""
+
+
+# ---- options --------------------------------------------------------------------------------
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    group = parser.getgroup(GROUP, "harmony-viz conformance (the suite as tests; `harmony-viz conformance --help` tells the statuses)")
+    group.addoption("--harmony-conformance", action="store_true", dest="harmony_conformance",
+                    help="collect the conformance suite: one test per case, engine and API, named family/name[engine-api]")
+    group.addoption("--harmony-select", action="append", dest="harmony_select", metavar="PATTERN",
+                    help="only the cases whose id matches (fnmatch, e.g. 'header/*'; repeatable)")
+    group.addoption("--harmony-known", dest="harmony_known", metavar="FILE",
+                    help="known divergences (JSON lines of case, engine, api, codes, reason, link): strict xfails")
+    group.addoption("--harmony-suite", action="append", dest="harmony_suite", metavar="DIR|FILE",
+                    help="a folder of cases, or a .json / .jsonl file (repeatable; default: the shipped suite)")
+    group.addoption("--harmony-allow-fixed", action="store_true", dest="harmony_allow_fixed",
+                    help="a known divergence that now passes is an XPASS, not a failure")
+    group.addoption("--harmony-timeout", type=float, default=120.0, dest="harmony_timeout", metavar="S",
+                    help="seconds per request (default 120)")
+    config = pluginmanager.get_plugin("pytestconfig")
+    ns = getattr(config, "known_args_namespace", None)
+    if ns is not None and getattr(ns, "confcutdir", None) is not None:
+        # Registered after pytest_load_initial_conftests began (a conftest's pytest_plugins): add them now.
+        _add_engine_options(parser)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> Iterator[None]:
+    # After the initial conftests (one may register an engine), before the command line is parsed for good.
+    result = yield
+    if getattr(early_config.known_args_namespace, "help", False) or any(str(a).startswith("--harmony") for a in args):
+        _add_engine_options(parser)
+    return result
+
+
+_ACTIONS = {argparse._StoreTrueAction: "store_true", argparse._StoreFalseAction: "store_false", argparse._StoreAction: "store",
+            argparse._AppendAction: "append"}
+
+
+def _add_engine_options(parser: pytest.Parser) -> None:
+    """``--harmony-<engine>`` for each registered engine, and ``--harmony-<option>`` for each of their own ``conformance`` options."""
+    from harmony_viz.servers import engines
+
+    group = parser.getgroup(GROUP)
+    have = {name for opt in group.options for name in opt.names()}
+    for e in engines.engines():
+        flag = "--harmony-" + e.flag[2:]
+        if flag in have:
+            continue
+        if e.offline:
+            group.addoption(flag, action="store_true", dest=ENGINE_PREFIX + e.dest, help=f"run the suite through {e.label}, offline (install: {e.install})")
+        else:
+            group.addoption(flag, dest=ENGINE_PREFIX + e.dest, metavar="URL", help=f"run the suite through a {e.label} server, e.g. `harmony-viz replay-server --engine {e.name}`")
+    scratch = argparse.ArgumentParser(add_help=False)
+    for e in engines.engines():
+        e.add_arguments(scratch, "conformance")
+    for action in scratch._actions:
+        kind = _ACTIONS.get(type(action))
+        names = ["--harmony-" + s[2:] for s in action.option_strings if s.startswith("--")]
+        if kind is None or not names or any(n in have for n in names):
+            continue
+        attrs: dict[str, Any] = {"action": kind, "dest": OPTION_PREFIX + action.dest, "default": action.default, "help": action.help}
+        if kind in ("store", "append"):
+            attrs["metavar"] = action.metavar
+            if action.type is not None:
+                attrs["type"] = action.type
+        group.addoption(*names, **attrs)
+
+
+# ---- the run --------------------------------------------------------------------------------
+class Suite:
+    """The cases, the engines named, the known divergences; each engine's outcomes, asked once."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        from harmony_viz.conformance import SuiteError, load_suite, select
+        from harmony_viz.servers import APIS, KnownError, Target, engines, read_known
+
+        opts = vars(config.option)
+        by_dest = {e.dest: e for e in engines.engines()}
+        options = {k[len(OPTION_PREFIX):]: v for k, v in opts.items() if k.startswith(OPTION_PREFIX)}
+        named = [(by_dest[k[len(ENGINE_PREFIX):]], v) for k, v in opts.items() if k.startswith(ENGINE_PREFIX) and v and k[len(ENGINE_PREFIX):] in by_dest]
+        self.targets: list[Target] = [Target(e.name, None if e.offline else str(v), options) for e, v in named]  # the registry's order, as the command's
+        if not self.targets:
+            flags = ", ".join("--harmony-" + e.flag[2:] + ("" if e.offline else " URL") for e in engines.engines())
+            raise pytest.UsageError(f"--harmony-conformance: name at least one engine: {flags}")
+        patterns = config.getoption("harmony_select")
+        known_path = config.getoption("harmony_known")
+        try:
+            cases = load_suite(config.getoption("harmony_suite"))
+            if patterns:
+                cases = select(cases, patterns)
+            self.known: dict[tuple[str, str, str], Known] = read_known(known_path) if known_path else {}
+        except (SuiteError, KnownError) as exc:
+            raise pytest.UsageError(f"--harmony-conformance: {exc}") from None
+        if not cases:
+            raise pytest.UsageError(f"--harmony-conformance: no case matches {', '.join(patterns or [])}")
+        self.cases: list[Case] = cases
+        self.known_path = known_path
+        self.timeout = float(config.getoption("harmony_timeout"))
+        self.allow_fixed = bool(config.getoption("harmony_allow_fixed"))
+        self.apis: tuple[str, ...] = tuple(APIS)
+        self.wanted: dict[str, set[str]] = {}  # engine -> the case ids still selected after collection
+        self.selected: set[tuple[str, str, str]] = set()  # the (case, engine, api) of the tests still selected
+        self._outcomes: dict[str, dict[tuple[str, str, str], Outcome]] = {}
+        self._broken: dict[str, str] = {}  # engine -> why its run raised
+
+    def apis_of(self, case: Case) -> tuple[str, ...]:
+        return self.apis if case.kind == "answer" else (PROMPT_API,)
+
+    def outcome(self, engine: str, key: tuple[str, str, str]) -> Outcome | str:
+        """This case's outcome through this engine's API, or the one line why the engine's run broke."""
+        self._run(engine)
+        if engine in self._broken:
+            return self._broken[engine]
+        found = self._outcomes[engine].get(key)
+        return found if found is not None else f"the run gave no result for {key[0]} through {engine} {key[2]}"
+
+    def _run(self, engine: str) -> None:
+        from harmony_viz.servers import run_suite
+
+        if engine in self._outcomes or engine in self._broken:
+            return
+        target = next(t for t in self.targets if t.engine == engine)
+        wanted = self.wanted.get(engine)
+        cases = [c for c in self.cases if wanted is None or c.id in wanted]
+        try:
+            got = run_suite(cases, [target], known=self.known, timeout=self.timeout) if cases else []
+        except Exception as exc:  # an engine's own failure, not a case's: every test of the engine says it once
+            self._broken[engine] = f"{engine} could not be asked: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
+            return
+        self._outcomes[engine] = {o.key: o for o in got}
+
+    def outcomes_of(self, engine: str) -> list[Outcome]:
+        """The engine's outcomes behind the tests still selected (a case's other APIs may have been deselected)."""
+        return [o for k, o in self._outcomes.get(engine, {}).items() if k in self.selected]
+
+
+SUITE = pytest.StashKey[Suite]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("harmony_conformance", False):
+        config.stash[SUITE] = Suite(config)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    suite = config.stash.get(SUITE, None)
+    if suite is None:
+        return None
+    named = ", ".join(t.engine + (f" {t.url}" if t.url else " (offline)") for t in suite.targets)
+    known = f"; known: {suite.known_path} ({len(suite.known)})" if suite.known_path else ""
+    return [f"harmony-viz conformance: {len(suite.cases)} cases through {named}{known}"]
+
+
+# ---- collection -----------------------------------------------------------------------------
+def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool | None:
+    # No test paths given: the suite alone (testpaths or the current folder would add a project's tests).
+    if SUITE in config.stash and getattr(getattr(config, "args_source", None), "name", "ARGS") != "ARGS":
+        return True
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k, -m and --deselect filter the items
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    suite = config.stash.get(SUITE, None)
+    if suite is None:
+        return
+    for target in suite.targets:
+        engine = EngineSuite.from_parent(session, name=f"harmony-conformance[{target.engine}]", nodeid=f"harmony-conformance[{target.engine}]",
+                                         suite=suite, target=target)
+        items.extend(session.genitems(engine))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    suite = session.config.stash.get(SUITE, None)
+    if suite is None:
+        return
+    wanted: dict[str, set[str]] = {t.engine: set() for t in suite.targets}
+    for item in session.items:
+        if isinstance(item, CaseItem):
+            wanted[item.engine].add(item.case.id)
+            suite.selected.add((item.case.id, item.engine, item.api))
+    suite.wanted = wanted
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    suite = config.stash.get(SUITE, None)
+    if suite is None or not any(suite.outcomes_of(t.engine) or t.engine in suite._broken for t in suite.targets):
+        return
+    from harmony_viz.servers import conformance_summary
+
+    terminalreporter.section("harmony-viz conformance")
+    for t in suite.targets:
+        mine = conformance_summary(suite.outcomes_of(t.engine))
+        if mine["total"]:
+            terminalreporter.line(f"{t.engine}: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in mine.items() if k != "total" and v) + f" of {mine['total']}")
+        elif t.engine in suite._broken:
+            terminalreporter.line(suite._broken[t.engine])
+
+
+class EngineSuite(pytest.Collector):
+    """The suite through one engine: one item per case and API."""
+
+    def __init__(self, *, suite: Suite, target: Target, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.suite = suite
+        self.target = target
+
+    def collect(self) -> list[pytest.Item]:
+        out: list[pytest.Item] = []
+        for case in self.suite.cases:
+            for api in self.suite.apis_of(case):
+                name = f"{case.id}[{self.target.engine}-{api}]"
+                item = CaseItem.from_parent(self, name=name, nodeid=name, case=case, engine=self.target.engine, api=api)
+                known = self.suite.known.get((case.id, self.target.engine, api))
+                if known is not None:
+                    reason = "known divergence " + ", ".join(sorted(known.codes)) + (f": {known.reason}" if known.reason else "") + (f" ({known.link})" if known.link else "")
+                    item.add_marker(pytest.mark.xfail(reason=reason, strict=not self.suite.allow_fixed, raises=KnownDivergence))
+                out.append(item)
+        return out
+
+    def setup(self) -> None:
+        # The engine's part of the suite, once: at its first test (a later setup of the same engine finds it done).
+        self.suite._run(self.target.engine)
+
+
+class CaseItem(pytest.Item):
+    """One case through one engine's API; it reports the status the suite run gave it."""
+
+    def __init__(self, *, case: Case, engine: str, api: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.case = case
+        self.engine = engine
+        self.api = api
+        self.extra_keyword_matches.update({case.family, engine, api})
+        self.result: Outcome | None = None
+
+    @property
+    def suite(self) -> Suite:
+        return self.config.stash[SUITE]
+
+    def setup(self) -> None:
+        got = self.suite.outcome(self.engine, (self.case.id, self.engine, self.api))
+        if isinstance(got, str):
+            pytest.fail(got, pytrace=False)
+        self.result = got
+        self.user_properties += [("engine", self.engine), ("engine_version", got.engine_version or ""), ("api", self.api),
+                                 ("case", self.case.id), ("status", got.status)]
+        if got.status == "error":
+            pytest.fail(f"{self.engine} could not be asked: {got.reason}", pytrace=False)
+
+    def runtest(self) -> None:
+        o = self.result
+        assert o is not None
+        if o.status == "not-served":
+            _skip(f"not served: {o.reason}" if o.reason else "not served")
+        elif o.status == "known":
+            raise KnownDivergence(f"known divergence: {', '.join(o.codes)}" + (f" ({o.reason})" if o.reason else ""))
+        elif o.status == "fail":
+            raise Divergence(_describe(o))
+        # pass; and fixed, which the strict xfail turns into XPASS(strict)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | Any:
+        if isinstance(excinfo.value, (Divergence, KnownDivergence)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        source, _, line = self.case.source.rpartition(":")
+        if source and line.isdigit():
+            return source, int(line) - 1, self.name
+        return self.case.source, None, self.name
+
+
+def _skip(reason: str) -> None:
+    # Reported at the case's line, not this file's (as a skip mark is).
+    try:
+        raise pytest.skip.Exception(reason, _use_item_location=True)
+    except TypeError:
+        pytest.skip(reason)
+
+
+def _describe(o: Outcome) -> str:
+    findings = getattr(o.check, "discrepancies", None) or getattr(o.check, "differences", None) or ()
+    # The first line is what the short summary shows: the codes, as the command's FAIL line.
+    lines = [", ".join(o.codes) or o.reason, f"{o.case.id} through {o.engine}" + (f" {o.engine_version}" if o.engine_version else "") + f" {o.api}"]
+    if o.reason and o.codes:
+        lines.append(o.reason)
+    lines += [f"  [{d.severity}] {d.code}: {d.message}" for d in findings if d.code in o.codes]
+    error = getattr(o.check, "error", None)
+    if error and not any(str(error).splitlines()[0] in line for line in lines):
+        lines.append(f"  server: {str(error).splitlines()[0]}")
+    if o.case.description:
+        lines.append(f"  case: {o.case.description} ({o.case.source})")
+    return "\n".join(lines)
+
