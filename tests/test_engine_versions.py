@@ -52,6 +52,24 @@ def test_a_given_model_dir_is_used_whatever_the_release(monkeypatch: pytest.Monk
     assert cmd[cmd.index("--model") + 1] == "/mine"
 
 
+def test_vllm_0_16s_prompt_is_seen_through_return_token_ids_not_its_render_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harmony_viz.servers import _prompt
+    from harmony_viz.servers._prompt import PromptUnavailable, ServerPrompt
+    from harmony_viz.servers.engines import Probe
+
+    monkeypatch.setattr(Probe, "get", lambda self, path: {"version": "0.16.0"} if path == "/version" else None)
+    monkeypatch.setattr(_prompt, "post", lambda *a, **k: pytest.fail("0.16's render endpoint asked"))
+    monkeypatch.setattr(_prompt, "prompt_token_ids", lambda base_url, request, model, source: ServerPrompt((1, 2), source))
+    got = get("vllm").prompt("http://x/v1", {"messages": []}, kind="chat", model="tiny")
+    assert got.ids == (1, 2) and "return_token_ids" in got.source
+    with pytest.raises(PromptUnavailable, match="0.16.0"):
+        get("vllm").prompt("http://x/v1", {"input": []}, kind="responses", model="tiny")
+    # today's release is asked at its render endpoint
+    monkeypatch.setattr(Probe, "get", lambda self, path: {"version": "0.32.0"} if path == "/version" else None)
+    monkeypatch.setattr(_prompt, "post", lambda client, path, body: (200, {"token_ids": [7]}))
+    assert get("vllm").prompt("http://x/v1", {"messages": []}, kind="chat", model="tiny").ids == (7,)
+
+
 def test_versions_read_by_their_leading_numbers() -> None:
     assert version_tuple("0.16.0") == (0, 16, 0) and version_tuple("0.32.0+cpu") == (0, 32, 0) and version_tuple("dev") == ()
     assert release("0.16.0") is release("0.16.1") is RELEASES[-1]

