@@ -39,6 +39,7 @@ __all__ = [
     "is_token_id",
     "special_by_id",
     "special_by_literal",
+    "token_sentence",
 ]
 
 O200K_BASE_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
@@ -99,6 +100,38 @@ _BY_ID = {t.id: t for t in SPECIAL_TOKENS}
 _BY_LITERAL = {t.literal: t for t in SPECIAL_TOKENS}
 
 START, END, MESSAGE, CHANNEL, CONSTRAIN, CALL, RETURN = 200006, 200007, 200008, 200005, 200003, 200012, 200002
+
+# What each special token does in the format, in one sentence: the replay's token card says it
+# (a page carries the rows of the tokens in its stream). ``meaning`` above is the short gloss
+# of the playground's controls; this is the fuller sentence, stop tokens saying what they mean
+# for the turn. Every reserved token shares one sentence (:data:`RESERVED_SENTENCE`).
+SENTENCES: dict[str, str] = {
+    "<|start|>": "begins a message: its header (the role, then any recipient, channel and content type) follows, up to <|message|>",
+    "<|message|>": "ends the header: the message's body follows, up to its stop token",
+    "<|channel|>": "starts the channel name: analysis, commentary or final",
+    "<|constrain|>": "the content type of a tool call's arguments follows (e.g. json)",
+    "<|end|>": "stop token: the message is complete and the turn goes on (another message from the model, or the next turn)",
+    "<|call|>": "stop token: the message is a tool call; the turn pauses until the tool's result comes back as a message from the tool",
+    "<|return|>": "stop token: the final answer is complete and the assistant's turn is over (history keeps it as <|end|>)",
+    "<|startoftext|>": "o200k's start-of-text token: the Harmony format never uses it, so a model that writes it has left the format",
+    "<|endoftext|>": "o200k's end-of-text token: the Harmony format never uses it; a gpt-oss turn ends in <|return|> or <|call|> instead",
+}
+RESERVED_SENTENCE = "a reserved token: no part of the Harmony format; the scanner reads it as its literal text (reserved-token)"
+
+
+def token_sentence(token_id: int) -> str | None:
+    """What special token ``token_id`` does in the format, in one sentence; None for an ordinary token.
+
+    >>> token_sentence(200005)
+    'starts the channel name: analysis, commentary or final'
+    >>> token_sentence(200100) == RESERVED_SENTENCE, token_sentence(1428)
+    (True, None)
+    """
+    sp = _BY_ID.get(token_id)
+    if sp is None:
+        return None
+    return SENTENCES.get(sp.literal, RESERVED_SENTENCE)
+
 
 
 def is_token_id(value: object) -> bool:

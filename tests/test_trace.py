@@ -255,3 +255,97 @@ def _read(buf: bytes, c: dict) -> np.ndarray:
     dtype = np.dtype("<" + c["dtype"])
     arr = np.frombuffer(buf, dtype=dtype, count=c["length"], offset=c["offset"]).astype(np.int64)
     return np.cumsum(arr) if c["delta"] else arr
+
+
+# ---- findings placed on the trace --------------------------------------------------
+
+# The issue's stream: a spaced final channel, then a call whose json lacks <|constrain|>.
+SPACED_TEXT = ("<|start|>user<|message|>Weather in Paris?<|end|><|start|>assistant<|channel|> final<|message|>Checking.<|end|>"
+               '<|start|>assistant<|channel|>commentary to=functions.get_weather json<|message|>{"city": "Paris"}<|call|>')
+
+
+def _findings(meta: dict, buf: bytes) -> list[tuple]:
+    """The finding columns read back: (step, start, end, code, severity, source, message) each."""
+    cols = {c["name"]: _read(buf, c) for c in meta["columns"] if c["name"].startswith("finding.")}
+    f = meta["findings"]
+    return [(int(st), int(a), int(a + n) if a >= 0 else -1, f["codes"][c], f["severities"][sv], f["sources"][so], f["messages"][m])
+            for st, a, n, sv, so, c, m in zip(*(cols[f"finding.{k}"] for k in ("step", "start", "len", "severity", "source", "code", "message")))]
+
+
+def test_the_scanners_findings_travel_as_columns_by_default(enc) -> None:
+    """Without a lens beside it, a trace's payload carries its own diagnostics as findings, each at the step that reported it."""
+    ids = enc.encode(SPACED_TEXT, allowed_special="all")
+    trace = Trace.build(ids, "every:4")
+    meta, buf = trace.to_payload()
+    assert _findings(meta, buf) == [(step, d.start, d.end, d.code, d.severity, "scanner", d.message) for step, d in trace.diagnostics]
+    assert [f[3] for f in _findings(meta, buf)] == ["bad-channel"]
+    assert meta["findings"]["error"] is None and meta["findings"]["sources"] == ["scanner", "lint", "server", "prompt"]
+
+
+def test_findings_are_placed_on_tokens_for_text_chunkings_too(enc) -> None:
+    """A chars trace's spans count characters; its findings mark the tokens those characters are in."""
+    from harmony_viz.trace import scanner_findings
+
+    ids = enc.encode(SPACED_TEXT, allowed_special="all")
+    by_tokens = {p.code: p.tokens for p in scanner_findings(Trace.build(ids, "token"))}
+    for spec in ("chars:5", "server"):
+        trace = Trace.build(ids, spec)
+        assert {p.code: p.tokens for p in scanner_findings(trace)} == by_tokens
+        assert trace.diagnostics[0][1].start != by_tokens["bad-channel"][0]  # it really counted characters
+
+
+def test_a_lenss_finding_shows_once_its_span_is_fed_and_its_message_ended(enc) -> None:
+    from harmony_viz.findings import Finding, Span
+    from harmony_viz.trace import merge, place, scanner_findings
+
+    ids = enc.encode(SPACED_TEXT, allowed_special="all")
+    trace = Trace.build(ids, "token")
+    call = trace.messages[-1]
+    header = (call.start, call.header_end)
+    f = Finding("constrain-missing", "warning", "no <|constrain|>", Span(*header))
+    [placed] = place(trace, [(f, "lint", header)])
+    assert placed.step == call.step_ended > header[1]  # the call's header is read long before the lint can judge the call
+    [spanless] = place(trace, [(f, "server", None)])
+    assert spanless.tokens is None and spanless.step == trace.n_steps - 1
+    # a lint that repeats a scanner code on an overlapping span is the scanner's row; exact repeats are one row
+    [(_, bad)] = trace.diagnostics
+    repeat = Finding(bad.code, bad.severity, "the same, said by a lint", bad.where)
+    rows = merge(scanner_findings(trace), place(trace, [(repeat, "lint", (bad.start, bad.end)), (f, "lint", header), (f, "lint", header)]))
+    assert [(p.code, p.source) for p in rows] == [("bad-channel", "scanner"), ("constrain-missing", "lint")]
+
+
+def test_findings_cost_about_twelve_bytes_each(enc) -> None:
+    """The columns a finding adds: step, start, length, severity, source, code, message index (messages interned once)."""
+    from harmony_viz.findings import Finding, Span
+    from harmony_viz.trace import merge, place
+
+    ids = enc.encode(SPACED_TEXT, allowed_special="all") * 200
+    trace = Trace.build(ids, "token")
+    bare_meta, bare = trace.to_payload(findings=[])
+    many = [(Finding("html-escape", "warning", f"entity {i % 7}", Span(i, i + 2)), "lint", (i, i + 2)) for i in range(0, len(ids) - 2, 3)]
+    placed = merge([], place(trace, many))
+    meta, buf = trace.to_payload(findings=placed)
+    per = (len(buf) - len(bare)) / len(placed)
+    assert per <= 12, f"{per:.1f} bytes per finding"
+    assert len(meta["findings"]["messages"]) == 7 and _findings(meta, buf)[0][3:] == ("html-escape", "warning", "lint", "entity 0")
+
+
+def test_every_special_token_the_format_uses_has_its_sentence(enc) -> None:
+    """One table in Python (tokens.SENTENCES), sent with the payload for the stream's own special tokens."""
+    from harmony_viz.tokens import RESERVED_SENTENCE, SENTENCES, SPECIAL_TOKENS, special_by_literal, token_sentence
+
+    used = ["<|start|>", "<|end|>", "<|message|>", "<|channel|>", "<|constrain|>", "<|return|>", "<|call|>", "<|endoftext|>", "<|startoftext|>"]
+    for literal in used:
+        assert SENTENCES[literal] and token_sentence(special_by_literal(literal).id) == SENTENCES[literal]
+    assert token_sentence(200005) == "starts the channel name: analysis, commentary or final"
+    assert token_sentence(200003).startswith("the content type of a tool call's arguments follows")
+    for stop in ("<|end|>", "<|call|>", "<|return|>"):
+        assert SENTENCES[stop].startswith("stop token: ") and "turn" in SENTENCES[stop]  # what it means for the turn
+    reserved = [t for t in SPECIAL_TOKENS if t.literal.startswith("<|reserved_")]
+    assert len(reserved) > 1000 and {token_sentence(t.id) for t in reserved} == {RESERVED_SENTENCE}
+    assert all(token_sentence(t.id) for t in SPECIAL_TOKENS) and token_sentence(12194) is None
+    ids = enc.encode("".join(used) + "<|reserved_200100|>", allowed_special="all")
+    meta, _ = Trace.build(ids, "token").to_payload()
+    assert meta["special_info"] == {str(i): {"kind": s.kind, "sentence": token_sentence(i)} for i in sorted(set(ids)) for s in [SPECIAL_TOKENS[i - 199998]]}
+    assert meta["visibility"] == {"reasoning": "reasoning", "preamble": "visible", "final": "visible", "tool_call": "call",
+                                  "tool_result": "other", "other": "other"}

@@ -252,3 +252,113 @@ def test_old_shim_modules_are_gone() -> None:
     for name in ("harmony_viz.widget", "harmony_viz.html"):
         with pytest.raises(ModuleNotFoundError):
             importlib.import_module(name)
+
+
+# ---- findings: every lens's, placed on the chips -----------------------------------
+
+def _rows(w: ReplayWidget) -> list[tuple]:
+    """The widget's findings as the browser decodes them: (source, code, severity, token span or None, step)."""
+    import numpy as np
+
+    meta, buf = w._meta, w._columns
+    cols = {}
+    for c in meta["columns"]:
+        if c["name"].startswith("finding."):
+            arr = np.frombuffer(buf, dtype=np.dtype("<" + c["dtype"]), count=c["length"], offset=c["offset"]).astype(np.int64)
+            cols[c["name"][8:]] = np.cumsum(arr) if c["delta"] else arr
+    f = meta["findings"]
+    return [(f["sources"][so], f["codes"][c], f["severities"][sv], (int(a), int(a + n)) if a >= 0 else None, int(st))
+            for st, a, n, sv, so, c in zip(*(cols[k] for k in ("step", "start", "len", "severity", "source", "code")))]
+
+
+SPACED_CALL = ("<|start|>user<|message|>Weather in Paris?<|end|><|start|>assistant<|channel|> final<|message|>Checking.<|end|>"
+               '<|start|>assistant<|channel|>commentary to=functions.get_weather json<|message|>{"city": "Paris"}<|call|>')
+
+
+def test_the_replay_carries_the_lints_beside_the_scanner(enc) -> None:
+    """The issue's stream: bad-channel from the scanner, constrain-missing from the same lint the CLI runs."""
+    from harmony_viz import lint
+
+    w = replay(SPACED_CALL)
+    rows = _rows(w)
+    assert [(r[0], r[1]) for r in rows if r[1] in ("bad-channel", "constrain-missing")] == [("scanner", "bad-channel"), ("lint", "constrain-missing")]
+    linted = {(d.code, (d.start, d.end)) for d in lint(enc.encode(SPACED_CALL, allowed_special="all"))}
+    assert {(r[1], r[3]) for r in rows} == linted  # lint reports the scanner's too: the same set, each once
+    assert [r[4] for r in rows] == sorted(r[4] for r in rows)  # in the order they show
+
+
+def test_a_finding_both_the_scanner_and_lint_report_is_one_scanner_row(enc) -> None:
+    text = '<|start|>assistant<|channel|>analysis to=functions.get_weather<|message|>{"city": "Paris"}<|call|>'
+    w = replay(text)
+    assert [r[:2] for r in _rows(w) if r[1] == "call-on-analysis"] == [("scanner", "call-on-analysis")]
+
+
+def test_tools_given_to_the_replay_are_what_the_lints_check_calls_against(enc) -> None:
+    text = '<|start|>assistant<|channel|>commentary to=functions.get_wether <|constrain|>json<|message|>{"city": "Paris"}<|call|>'
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]
+    assert "undeclared-tool" not in {r[1] for r in _rows(replay(text))}  # no tools known: calls are checked for form only
+    assert "undeclared-tool" in {r[1] for r in _rows(replay(text, tools=tools))}
+
+
+def test_the_lints_run_once_per_stream_not_per_chunking(enc, monkeypatch) -> None:
+    import harmony_viz._lint as lints
+
+    calls = []
+    real = lints.lint
+    monkeypatch.setattr(lints, "lint", lambda ids, **kw: calls.append(len(ids)) or real(ids, **kw))
+    w = replay(SPACED_CALL)
+    w.chunking = "every:3"
+    w.chunking = "chars:5"
+    assert len(calls) == 1 and "constrain-missing" in {r[1] for r in _rows(w)}
+    w.append_tokens(enc.encode("<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>20C<|end|>", allowed_special="all"))
+    w.finish_live()
+    assert len(calls) == 2  # new tokens: linted again
+
+
+def test_a_lint_that_fails_is_the_panels_note_not_the_replays_end(monkeypatch) -> None:
+    import harmony_viz._lint as lints
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("rule exploded")
+
+    monkeypatch.setattr(lints, "lint", broken)
+    w = replay(SPACED_CALL)
+    assert w._meta["findings"]["error"] == "the lints failed: RuntimeError: rule exploded"
+    assert [r[:2] for r in _rows(w)] == [("scanner", "bad-channel")]
+
+
+def test_a_captures_server_and_prompt_findings_are_findings_of_the_stream() -> None:
+    """Discrepancies on the tokens the server misread; prompt differences on the prompt the stream holds, or on no token."""
+    from harmony_viz.data import sample_path
+
+    path = sample_path("PROVENANCE.md").parent / "prompt_lens" / "vllm" / "thinking-bare-2call-pending.json"
+    w = replay(path)
+    rows = _rows(w)
+    sources = {r[0] for r in rows}
+    assert sources == {"scanner", "lint", "prompt"}
+    prompt = w._meta["server"]["checks"][0]["prompt"]
+    for d in prompt["differences"]:
+        side = d["where"]["server"]
+        assert ("prompt", d["code"], d["severity"], tuple(side) if side else None) in {r[:4] for r in rows}
+    assert any(r[0] == "prompt" and r[3] is None and r[4] == w.n_steps - 1 for r in rows)  # only in our render: listed, no chips
+    capture = sample_path("PROVENANCE.md").parent / "server_lens" / "captures" / "vllm" / "stripped-control-tokens.chat.json"
+    rows = _rows(replay(capture))
+    check = replay(capture)._meta["server"]["checks"][0]
+    spanned = [d for d in check["discrepancies"] if d.get("where")]
+    assert spanned and all(("server", d["code"], d["severity"], (d["where"]["start"], d["where"]["end"])) in {r[:4] for r in rows} for d in spanned)
+    assert any(m.startswith(f"{check['engine']} {check['api']}: ") for m in replay(capture)._meta["findings"]["messages"])
+
+
+def test_findings_add_little_to_a_long_real_streams_payload(corpus_dir) -> None:
+    """Bytes per token the findings add (scanner's and lints' of real transcripts), against the same payload without them."""
+    from _replay_streams import long_ids
+
+    from harmony_viz._replay import Lints, stream_findings
+
+    trace = Trace.build(long_ids(corpus_dir, 20_000), "token")
+    placed = stream_findings(trace, Lints().of(trace)[0])
+    meta, columns = trace.to_payload(findings=placed)
+    bare_meta, bare = trace.to_payload(findings=[])
+    grown = len(columns) + len(json.dumps(meta)) - len(bare) - len(json.dumps(bare_meta))
+    per_token = grown / trace.tokens.size
+    assert len(placed) > 100 and per_token < 1.5, f"{per_token:.2f} bytes/token for {len(placed)} findings"

@@ -13,8 +13,10 @@ import numpy as np
 from _js import node, run_node_tests
 from _replay_streams import XSS_TEXT, finding5
 
-from harmony_viz._replay import ApiViews
+from harmony_viz._replay import ApiViews, Lints, payload, stream_findings
+from harmony_viz.findings import SEVERITIES
 from harmony_viz.scanner import ContentDelta
+from harmony_viz.tokens import token_sentence
 from harmony_viz.trace import Trace
 
 # Calls of every kind the Responses API tells apart, the last one cut off by the end of the stream.
@@ -28,6 +30,32 @@ CALLS_TEXT = (
     '<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>'
     '<|start|>assistant<|channel|>commentary to=github.create_issue<|message|>{"title": "bug"'
 )
+
+
+# Every special token the format uses (and two it does not), a spaced channel, a call without <|constrain|>:
+# findings of the scanner and of the lints, on chips of every kind.
+SPECIALS_TEXT = (
+    "<|startoftext|><|start|>user<|message|>Weather in Paris?<|end|><|start|>assistant<|channel|> final<|message|>Checking.<|end|>"
+    '<|start|>assistant<|channel|>commentary to=functions.get_weather json<|message|>{"city": "Paris"}<|call|>'
+    "<|start|>assistant<|channel|>final<|message|>Sunny <|reserved_200100|> and warm.<|return|><|endoftext|>"
+)
+
+
+def _chip_marks(trace: Trace, placed: list) -> list:
+    """``[token, worst severity, codes]`` of every marked chip once all findings show (an empty span marks its one token)."""
+    n = int(trace.tokens.size)
+    on: dict[int, list] = {}
+    for p in placed:
+        if p.tokens is None or n == 0:
+            continue
+        a = min(p.tokens[0], n - 1)
+        for t in range(a, max(a + 1, min(p.tokens[1], n))):
+            on.setdefault(t, []).append(p)
+    out = []
+    for t in sorted(on):
+        codes = list(dict.fromkeys(p.code for p in on[t]))
+        out.append([t, min((p.severity for p in on[t]), key=SEVERITIES.index), " ".join(codes)])
+    return out
 
 
 def _expected(trace: Trace) -> dict:
@@ -56,7 +84,11 @@ def _expected(trace: Trace) -> dict:
         message_of.append([t, owner[0] if owner else -1])
     ends = np.array([s.end for s in trace.steps])
     step_of = [[t, int(np.argmax(ends >= pos_end(t)))] for t in range(trace.tokens.size)]
+    placed = stream_findings(trace, Lints().of(trace)[0])
     return {
+        "findings": [[p.step, *(p.tokens if p.tokens else (None, None)), p.code, p.severity, p.source, p.message] for p in placed],
+        "chip_marks": _chip_marks(trace, placed),
+        "sentences": [[t, token_sentence(int(i))] for t, i in enumerate(trace.tokens.tolist()) if token_sentence(int(i))],
         "ids": trace.tokens.tolist(),
         "token_text": [trace.token_bytes_of(int(t)).decode("utf-8", errors="replace") for t in trace.tokens],
         "steps": steps,
@@ -78,6 +110,7 @@ def test_frontend_logic_matches_the_python_trace(enc, corpus_dir, tmp_path: Path
     for length in (255, 256, 257, 260):
         cases[f"len{length}"] = long_ids[:length]
     cases["calls"] = enc.encode(CALLS_TEXT, allowed_special="all")
+    cases["specials"] = enc.encode(SPECIALS_TEXT, allowed_special="all")
     cases["tool_calling_trial"] = _trial_ids()
     n = n_api = 0
     for name, ids in cases.items():
@@ -85,9 +118,7 @@ def test_frontend_logic_matches_the_python_trace(enc, corpus_dir, tmp_path: Path
         for spec in specs:
             trace = Trace.build(ids, spec)
             views = ApiViews(trace)
-            api_columns, api_meta = views.page_data()
-            meta, buf = trace.to_payload(api_columns)
-            meta["api"] = api_meta
+            meta, buf = payload(trace)  # the page's payload: API view data and every finding (scanner and lints)
             stem = f"{name}-{spec.replace(':', '_')}"
             (tmp_path / f"{stem}.meta.json").write_text(json.dumps(meta), encoding="utf-8")
             if not name.startswith("len"):
@@ -99,7 +130,7 @@ def test_frontend_logic_matches_the_python_trace(enc, corpus_dir, tmp_path: Path
             n += 1
     out = run_node_tests("test/replay.test.mjs", {"HV_FIXTURES": str(tmp_path)})
     # the fixture tests really ran, next to the pure-logic unit tests
-    assert f"# pass {n + n_api + 10}" in out, out[-2000:]
+    assert f"# pass {n + n_api + 14}" in out, out[-2000:]
 
 
 def _trial_ids() -> list[int]:

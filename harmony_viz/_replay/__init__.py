@@ -11,6 +11,7 @@ import importlib
 from typing import Any
 
 from harmony_viz._replay._api_view import ApiViews
+from harmony_viz._replay._findings import Lints, stream_findings
 from harmony_viz._replay._page import EMPTY_STREAM, name_of, page_html, payload, save_html, script_json
 from harmony_viz._replay._server import server_tab
 from harmony_viz._replay._steps import PRESETS
@@ -19,6 +20,7 @@ __all__ = [
     "PRESETS",
     "EMPTY_STREAM",
     "ApiViews",
+    "Lints",
     "ReplayWidget",
     "name_of",
     "page_html",
@@ -27,6 +29,7 @@ __all__ = [
     "save_html",
     "script_json",
     "server_tab",
+    "stream_findings",
 ]
 
 _WIDGET = {"ReplayWidget", "replay"}

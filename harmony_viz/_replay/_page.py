@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harmony_viz._replay._findings import Lints, stream_findings
 from harmony_viz._replay._steps import PRESETS, step_error
 from harmony_viz._static import asset_text
 
@@ -26,13 +27,17 @@ def script_json(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
-def payload(trace: Trace, server: dict[str, Any] | None = None, *, prompt_tokens: int | None = None) -> tuple[dict[str, Any], bytes]:
+def payload(trace: Trace, server: dict[str, Any] | None = None, *, prompt_tokens: int | None = None, tools: Any = None,
+            lints: Lints | None = None) -> tuple[dict[str, Any], bytes]:
     """What the browser reads, widget and page alike: the trace's columns and JSON, the data to build the API view
-    at any step (see :meth:`ApiViews.page_data`; ``prompt_tokens`` as there) and, for the server lens, the server tab's."""
+    at any step (see :meth:`ApiViews.page_data`; ``prompt_tokens`` as there), every finding of the stream placed on
+    its tokens (the scanner's, the lints' with ``tools`` or the prompt's own, the server and prompt lenses'; ``lints``
+    keeps the lints of a stream across chunkings) and, for the server lens, the server tab's."""
     from harmony_viz._replay._api_view import ApiViews
 
     api_columns, api_meta = ApiViews(trace, prompt_tokens=prompt_tokens).page_data()
-    meta, columns = trace.to_payload(api_columns)
+    linted, error = (lints or Lints(tools)).of(trace)
+    meta, columns = trace.to_payload(api_columns, findings=stream_findings(trace, linted, server), findings_error=error)
     meta["api"] = api_meta
     if server is not None:
         meta["server"] = server
@@ -40,14 +45,17 @@ def payload(trace: Trace, server: dict[str, Any] | None = None, *, prompt_tokens
 
 
 def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server: Any = None, prompt_tokens: int | None = None,
-              name: str | None = None, links: Sequence[tuple[str, str]] = (), data: tuple[dict[str, Any], bytes] | None = None) -> str:
+              name: str | None = None, links: Sequence[tuple[str, str]] = (), data: tuple[dict[str, Any], bytes] | None = None,
+              tools: Any = None) -> str:
     """The full text of a standalone page replaying ``trace``, opened at ``step`` (-1: the end of the stream).
 
     ``name`` says what is replayed (a file, a run) and heads the page; ``links`` are
     ``(text, href)`` pairs to pages written beside it. The API view is built in the page for
     any step, from data written here (see :func:`payload`; ``data`` is that, when already made).
     ``server`` is the server tab's data (:func:`server_tab`), or the record it is built from
-    (a capture run, server-check results, a prompt check: a stream's ``lens``).
+    (a capture run, server-check results, a prompt check: a stream's ``lens``); its
+    discrepancies and prompt differences are findings of the stream, beside the scanner's and
+    the lints' (``tools`` as :func:`save_html` takes them).
     """
     from harmony_viz import __version__
     from harmony_viz._replay._server import tab_of
@@ -60,7 +68,7 @@ def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server
     why = step_error(step, trace.n_steps)
     if why:
         raise ValueError(why)
-    meta, columns = data if data is not None else payload(trace, server, prompt_tokens=prompt_tokens)
+    meta, columns = data if data is not None else payload(trace, server, prompt_tokens=prompt_tokens, tools=tools)
     embedded = {
         "meta": meta,
         "columns": base64.b64encode(columns).decode("ascii"),
@@ -69,9 +77,10 @@ def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server
     what = name or "a token stream"
     heading = title or f"{what} · Harmony replay"
     line = (f"A replay of {what}: {trace.tokens.size:,} tokens fed to the Harmony scanner {describe(trace.chunking)}, "
-            f"{trace.n_steps - 1:,} steps, with the scanner's state, its events, the conversation so far and the API view a "
-            "streaming client would hold. Step with ←/→ (Shift: 10 steps), Home/End or the slider; Space plays; "
-            "click a token to select it.")
+            f"{trace.n_steps - 1:,} steps, with the scanner's state, its events, its findings on the tokens, the conversation so far "
+            "and the API view a streaming client would hold. Step with ←/→ (Shift: 10 steps), Home/End or the slider; Space plays; "
+            "n / Shift+n go to the next / previous finding; hover or click a token for its card (Enter selects the last token fed, "
+            "arrows move the selection, Escape closes it).")
     nav = " · ".join(f'<a href="{html.escape(href)}" data-hv="page-link">{html.escape(text)}</a>' for text, href in links)
     css = asset_text("widget.css").replace("</", "<\\/")
     js = asset_text("standalone.js").replace("</script", "<\\/script")
@@ -116,10 +125,12 @@ def page_html(trace: Trace, **kwargs: Any) -> str:
 
 
 def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: str | None = None, step: int = -1, run: int | None = None,
-              title: str | None = None, name: str | None = None, links: Sequence[tuple[str, str]] = ()) -> Path:
+              title: str | None = None, name: str | None = None, links: Sequence[tuple[str, str]] = (), tools: Any = None) -> Path:
     """Write a standalone replay page for ``source`` (anything :func:`harmony_viz.replay` takes), opened at ``step`` (-1: the end).
 
-    ``name`` (what the page says it replays) defaults to the file's name, or the run's id.
+    ``name`` (what the page says it replays) defaults to the file's name, or the run's id;
+    ``tools`` are the declared tools the lints check calls against (as ``lint`` takes them),
+    by default those the stream's own prompt declares.
     """
     from harmony_viz._replay._server import server_tab
     from harmony_viz.inputs import read
@@ -129,7 +140,7 @@ def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: s
     stream = found.stream(run)
     trace = Trace.build(stream.ids, chunking, role=role or stream.role)
     page = page_html(trace, step=step, title=title, server=server_tab(stream, found.name), prompt_tokens=stream.prompt_tokens,
-                     name=name if name is not None else name_of(found, stream), links=links)
+                     name=name if name is not None else name_of(found, stream), links=links, tools=tools)
     out = Path(path)
     out.write_text(page, encoding="utf-8")
     return out

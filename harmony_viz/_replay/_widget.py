@@ -19,6 +19,7 @@ import anywidget
 import traitlets
 
 from harmony_viz._replay._api_view import ApiViews
+from harmony_viz._replay._findings import Lints
 from harmony_viz._replay import page_html  # the package's: an empty stream's page says so
 from harmony_viz._replay._page import name_of, payload
 from harmony_viz._replay._server import server_tab
@@ -45,13 +46,14 @@ class ReplayWidget(anywidget.AnyWidget):
 
     def __init__(self, tokens: list[int], chunking: str = "token", *, role: str | None = None, step: int = 0,
                  server: dict[str, Any] | None = None, prompt_tokens: int | None = None, source: str = "", name: str | None = None,
-                 **kwargs: Any) -> None:
+                 tools: Any = None, **kwargs: Any) -> None:
         self._tokens: list[int] | None = None  # a live recording's ids; otherwise the trace holds them
         self._role = role
         self._prompt = prompt_tokens  # the prompt's length when the input said it (a run's prompt ids)
         self.source = source  # what was read, as what ("read run.json as a run")
         self.name = name  # what is replayed (a file, a run): a saved page's title names it
         self._server = server  # the server tab's data (server lens), carried in the payload
+        self._lints = Lints(tools)  # the lints of the stream, run again only when its tokens change
         self._live_run: str | None = None
         self._live_dirty = False
         self._live_last = 0.0
@@ -66,7 +68,7 @@ class ReplayWidget(anywidget.AnyWidget):
 
     def _payload(self, trace: Trace) -> tuple[dict[str, Any], bytes]:
         # the browser builds the API view of any step from this payload: no round trip per step
-        return payload(trace, self._server, prompt_tokens=self._prompt)
+        return payload(trace, self._server, prompt_tokens=self._prompt, lints=self._lints)
 
     @property
     def api_view(self) -> dict[str, Any]:
@@ -193,7 +195,7 @@ class ReplayWidget(anywidget.AnyWidget):
 
 
 def replay(source: Any, chunking: str = "token", *, role: str | None = None, step: int = 0, run: int | None = None,
-           name: str | None = None) -> ReplayWidget:
+           name: str | None = None, tools: Any = None) -> ReplayWidget:
     """A widget replaying ``source`` through the scanner, ``chunking`` deciding the steps.
 
     ``source`` is anything :func:`harmony_viz.inputs.read` reads: a path (a string naming a
@@ -202,7 +204,10 @@ def replay(source: Any, chunking: str = "token", *, role: str | None = None, ste
     a file's runs (default 0). ``w.source`` says what was read. Chunkings: {chunkings}.
     ``role`` is for a completion that starts inside an assistant message; ``step=-1`` opens
     at the end of the stream; ``name`` says what is replayed (a saved page's title), by
-    default the file's name or the run's id.
+    default the file's name or the run's id. Every finding of the stream is drawn on its
+    token chips and listed in the Findings panel: the scanner's, the lints' (calls checked
+    against ``tools``, in any form ``lint`` takes, or else the tools the stream's own prompt
+    declares) and, for a capture or server-check results, the server and prompt lenses'.
 
     >>> w = replay([200006, 173781, 200008, 12194, 200007], chunking="every:2")
     >>> w.n_steps  # before anything, 3 chunks of up to 2 tokens, end of stream
@@ -214,7 +219,7 @@ def replay(source: Any, chunking: str = "token", *, role: str | None = None, ste
     stream = found.stream(run)
     said = found.said + (f"; {stream.label}" if stream.label else "")
     return ReplayWidget(list(stream.ids), chunking, role=role or stream.role, step=step, server=server_tab(stream, found.name), prompt_tokens=stream.prompt_tokens,
-                        source=said, name=name if name is not None else name_of(found, stream))
+                        source=said, name=name if name is not None else name_of(found, stream), tools=tools)
 
 
 replay.__doc__ = (replay.__doc__ or "").replace("{chunkings}", "; ".join(f"``{k}`` ({v})" for k, v in CHUNKINGS.items()))

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 from harmony_viz.trace._chunking import CHUNKINGS, Chunking, describe, parse_chunking, text_chunks, token_chunks
+from harmony_viz.trace._findings import SOURCES, Placed, merge, place, scanner_findings
 from harmony_viz.trace._model import Step, Steps, Trace
 from harmony_viz.trace._payload import FORMAT_VERSION
 
 __all__ = [
     "CHUNKINGS",
     "FORMAT_VERSION",
+    "SOURCES",
     "Chunking",
+    "Placed",
     "Step",
     "Steps",
     "Trace",
     "describe",
+    "merge",
     "parse_chunking",
+    "place",
+    "scanner_findings",
     "text_chunks",
     "token_chunks",
 ]

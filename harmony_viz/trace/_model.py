@@ -16,13 +16,16 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from harmony_viz.findings import Unit
 from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageFold, MessageStart, Snapshot
 from harmony_viz.trace._chunking import Chunking, parse_chunking, text_chunks, token_chunks
+
+if TYPE_CHECKING:
+    from harmony_viz.trace._findings import Placed
 
 
 @dataclass(frozen=True, slots=True)
@@ -421,11 +424,17 @@ class Trace:
         picked = own[: int(np.searchsorted(d.step[own], last, side="right"))]
         return "".join(self.delta(int(i)).text for i in picked)
 
-    def to_payload(self, extra: Mapping[str, Sequence[int]] | None = None) -> tuple[dict[str, Any], bytes]:
-        """The trace as the browser reads it: JSON metadata and one buffer of binary columns (``extra`` ones too)."""
+    def to_payload(self, extra: Mapping[str, Sequence[int]] | None = None, *, findings: Sequence[Placed] | None = None,
+                   findings_error: str | None = None) -> tuple[dict[str, Any], bytes]:
+        """The trace as the browser reads it: JSON metadata and one buffer of binary columns (``extra`` ones too).
+
+        ``findings`` are the stream's findings placed on it (``trace._findings``); by default the
+        scanner's diagnostics alone.
+        """
+        from harmony_viz.trace._findings import scanner_findings
         from harmony_viz.trace._payload import encode
 
-        return encode(self, extra)
+        return encode(self, extra, scanner_findings(self) if findings is None else findings, findings_error)
 
 
 class Steps(Sequence[Step]):

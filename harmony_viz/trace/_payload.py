@@ -5,6 +5,13 @@ that holds them, delta-coded where values mostly grow; strings (roles, channels,
 text) are interned once in ``meta["strings"]`` and referred to by index (-1 for None).
 Only free-form values (tool-call arguments, diagnostic texts, delta texts that differ from
 their span) travel as JSON, so a replay stays well under 16 bytes per token.
+
+Findings placed on the trace (``trace/_findings.py``) are columns too, one entry per
+finding in the order they show (by step): ``finding.step`` (delta-coded), ``finding.start``
+and ``finding.len`` (its token span; start -1 for none), ``finding.severity`` and
+``finding.source`` (indices into ``meta["findings"]["severities"]`` / ``["sources"]``),
+``finding.code`` and ``finding.message`` (indices into its interned ``codes`` /
+``messages``): about 12 bytes a finding, and each distinct message once.
 """
 
 from __future__ import annotations
@@ -17,13 +24,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harmony_viz.scanner import Message, Snapshot
+from harmony_viz.findings import SEVERITIES
+from harmony_viz.scanner import CONTENT_KINDS, Message, Snapshot, visibility
 from harmony_viz.tokens import FIRST_SPECIAL
+from harmony_viz.trace._findings import SOURCES
 
 if TYPE_CHECKING:
+    from harmony_viz.trace._findings import Placed
     from harmony_viz.trace._model import Trace
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 _DTYPES = (("u1", 0, 2**8 - 1), ("i1", -(2**7), 2**7 - 1), ("u2", 0, 2**16 - 1), ("i2", -(2**15), 2**15 - 1),
            ("u4", 0, 2**32 - 1), ("i4", -(2**31), 2**31 - 1))
@@ -92,10 +102,13 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
-def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None) -> tuple[dict[str, Any], bytes]:
+def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None, findings: Sequence[Placed] = (),
+           findings_error: str | None = None) -> tuple[dict[str, Any], bytes]:
     """``(meta, buffer)`` for the widget's ``_meta`` and ``_columns`` traits, straight from the trace's columns.
 
-    ``extra``: more integer columns to carry in the same buffer (a page's API view data).
+    ``extra``: more integer columns to carry in the same buffer (a page's API view data);
+    ``findings``: the stream's findings placed on the trace, in the order they show (see the
+    module docstring), and ``findings_error`` what kept a lens from reporting, if anything.
     """
     cols = _Columns()
     strings = _Strings()
@@ -164,6 +177,7 @@ def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None) -> tu
         cols.add(f"message.{f}", [strings(getattr(m, f)) for m in messages])
 
     snapshot_kinds = _snapshots(trace, cols, strings)
+    findings_meta = _findings(cols, findings, findings_error)
     for name, values in (extra or {}).items():
         cols.add(name, values)
     meta: dict[str, Any] = {
@@ -183,8 +197,26 @@ def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None) -> tu
         "delta_kinds": {str(i): k for i, k in d.kinds.items()},
         "tool_calls": tool_calls,
         "specials": _specials(uniq),
+        "special_info": _special_info(uniq),
+        "visibility": {kind: visibility(kind) for kind in CONTENT_KINDS},  # the one visibility rule, for the token card
+        "findings": findings_meta,
     }
     return meta, b"".join(cols.parts)
+
+
+def _findings(cols: _Columns, findings: Sequence[Placed], error: str | None) -> dict[str, Any]:
+    """The findings as columns (see the module docstring); their string tables as the meta entry."""
+    codes, messages = _Strings(), _Strings()
+    spans = [p.tokens if p.tokens is not None else (-1, -1) for p in findings]
+    cols.add("finding.step", [p.step for p in findings], delta=True)
+    cols.add("finding.start", [a for a, _ in spans])
+    cols.add("finding.len", [b - a for a, b in spans])
+    cols.add("finding.severity", [SEVERITIES.index(p.severity) for p in findings])
+    cols.add("finding.source", [SOURCES.index(p.source) for p in findings])
+    cols.add("finding.code", [codes(p.code) for p in findings])
+    cols.add("finding.message", [messages(p.message) for p in findings])
+    return {"count": len(findings), "severities": list(SEVERITIES), "sources": list(SOURCES), "codes": codes.items,
+            "messages": messages.items, "error": error}
 
 
 def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str]:
@@ -245,6 +277,18 @@ def _message_ints(trace: Trace, messages: Sequence[Message]) -> dict[str, np.nda
     else:
         out["t_start"], out["t_header_end"], out["t_end"] = out["start"], out["header_end"], end
     return {f: out[f] for f in _MESSAGE_INTS}
+
+
+def _special_info(ids: np.ndarray) -> dict[str, dict[str, str]]:
+    """Each special token of the stream: its kind and what it does in the format (the token card's sentence, ``tokens.SENTENCES``)."""
+    from harmony_viz.tokens import special_by_id, token_sentence
+
+    out = {}
+    for t in ids[ids >= FIRST_SPECIAL].tolist():
+        sp = special_by_id(int(t))
+        if sp is not None:
+            out[str(t)] = {"kind": sp.kind, "sentence": token_sentence(sp.id) or ""}
+    return out
 
 
 def _specials(ids: np.ndarray) -> dict[str, str]:

@@ -91,6 +91,70 @@ test("legend covers the six content kinds with distinct colours", () => {
   assert.equal(new Set(entries.map((e) => e[1])).size, 6);
 });
 
+// ---- findings: columns, the segment index, marks, n / Shift+n ----------------------
+/** A Findings over hand-made columns: rows of [step, start, len, severity, source, code]. */
+function findingsOf(rows, nTokens, codes = ["a", "b", "c"]) {
+  const cols = { "finding.step": [], "finding.start": [], "finding.len": [], "finding.severity": [], "finding.source": [], "finding.code": [], "finding.message": [] };
+  for (const [step, start, len, sev, src, code] of rows) {
+    cols["finding.step"].push(step); cols["finding.start"].push(start); cols["finding.len"].push(len);
+    cols["finding.severity"].push(sev); cols["finding.source"].push(src); cols["finding.code"].push(code); cols["finding.message"].push(code);
+  }
+  const meta = { count: rows.length, severities: ["error", "warning", "info"], sources: ["scanner", "lint", "server", "prompt"], codes, messages: codes, error: null };
+  return new hv.Findings(meta, (name) => Int32Array.from(cols[name]), nTokens);
+}
+
+test("chipSpan marks a span's tokens, or the one token at an empty span", () => {
+  assert.deepEqual(hv.chipSpan(2, 5, 10), [2, 5]);
+  assert.deepEqual(hv.chipSpan(4, 4, 10), [4, 5]);
+  assert.deepEqual(hv.chipSpan(10, 10, 10), [9, 10]);  // at the end of the stream: its last token
+  assert.deepEqual(hv.chipSpan(3, 99, 10), [3, 10]);
+  assert.equal(hv.chipSpan(-1, -1, 10), null);
+  assert.equal(hv.chipSpan(0, 0, 0), null);
+});
+
+test("a chip's mark is the worst severity and every code on it, of the findings shown by the step", () => {
+  // a: warning on [2, 6) from step 3; b: error on [4, 5) from step 5; c: info, no tokens, step 9
+  const f = findingsOf([[3, 2, 4, 1, 1, 0], [5, 4, 1, 0, 0, 1], [9, -1, 0, 2, 2, 2]], 10);
+  assert.equal(f.countAt(2), 0);
+  assert.equal(f.countAt(5), 2);
+  assert.deepEqual(f.mark(4, f.countAt(2), hv.ALL), { severity: -1, codes: "" });
+  assert.deepEqual(f.mark(4, f.countAt(3), hv.ALL), { severity: 1, codes: "a" });
+  assert.deepEqual(f.mark(4, f.countAt(5), hv.ALL), { severity: 0, codes: "a b" });
+  assert.deepEqual(f.mark(5, f.countAt(9), hv.ALL), { severity: 1, codes: "a" });
+  assert.deepEqual(f.mark(6, f.countAt(9), hv.ALL), { severity: -1, codes: "" });
+  assert.deepEqual(Array.from(f.on(4)), [0, 1]);
+  // the filter: errors hidden, or the scanner's findings hidden
+  assert.deepEqual(f.mark(4, f.countAt(9), { severities: 0b110, sources: 0xff }), { severity: 1, codes: "a" });
+  assert.deepEqual(f.mark(4, f.countAt(9), { severities: 0xff, sources: 0b1110 }), { severity: 1, codes: "a" });
+  assert.deepEqual(f.counts(5), { sources: [1, 1, 0, 0], severities: [1, 1, 0] });
+  assert.deepEqual(f.row(2), { index: 2, step: 9, start: null, end: null, code: "c", severity: "info", source: "server", message: "c" });
+});
+
+test("marks come from a span lookup: thousands of findings, one segment per boundary", () => {
+  const rows = [];
+  for (let i = 0; i < 5000; i++) rows.push([i * 20, i * 20, 3, i % 3, i % 4, i % 3]);
+  rows.push([100000, 0, 100000, 2, 1, 0]);  // one finding over the whole stream
+  const f = findingsOf(rows, 100000);
+  const t0 = performance.now();
+  let marked = 0;
+  for (let t = 50000; t < 52000; t++) if (f.mark(t, f.countAt(100000), hv.ALL).severity >= 0) marked++;
+  assert.equal(marked, 2000);
+  assert.equal(f.mark(50000, f.countAt(100000), hv.ALL).codes, `${["a", "b", "c"][2500 % 3]} a`);
+  assert.ok(performance.now() - t0 < 200);
+});
+
+test("n / Shift+n go to the next / previous finding after the step, wrapping, through the filter", () => {
+  const f = findingsOf([[3, 0, 1, 1, 1, 0], [5, 1, 1, 0, 0, 1], [5, 2, 1, 2, 0, 2], [8, 3, 1, 0, 1, 0]], 10);
+  assert.equal(f.next(0, 1, hv.ALL), 0);
+  assert.equal(f.next(3, 1, hv.ALL), 1);  // after step 3: the first found at step 5
+  assert.equal(f.next(5, 1, hv.ALL, 1), 2);  // from the focused one: its neighbour at the same step
+  assert.equal(f.next(9, 1, hv.ALL), 0);  // wraps
+  assert.equal(f.next(9, -1, hv.ALL), 3);  // the last at or before the step
+  assert.equal(f.next(3, -1, hv.ALL, 0), 3);  // wraps back
+  assert.equal(f.next(0, 1, { severities: 0b001, sources: 0xff }), 1);  // errors only
+  assert.equal(f.next(0, 1, { severities: 0, sources: 0xff }), -1);
+});
+
 // ---- checks against traces written by the Python side ----------------------------
 const dir = process.env.HV_FIXTURES;
 const fixtures = dir && existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".meta.json")) : [];
@@ -116,6 +180,19 @@ for (const file of fixtures) {
     });
     for (const [t, m] of want.message_of_token) assert.equal(d.messageOfToken(t)?.index ?? -1, m, `token ${t} message`);
     for (const [t, s] of want.step_of_token) assert.equal(d.stepOfToken(t), s, `token ${t} step`);
+    // the findings as Python placed them, and what marks each chip at the last step
+    const f = d.findings;
+    assert.deepEqual(Array.from({ length: f.n }, (_, i) => f.row(i)).map((r) => [r.step, r.start, r.end, r.code, r.severity, r.source, r.message]), want.findings);
+    const last = f.countAt(d.nSteps - 1);
+    const marks = [];
+    for (let t = 0; t < d.nTokens; t++) {
+      const m = f.mark(t, last, hv.ALL);
+      if (m.severity >= 0) marks.push([t, f.meta.severities[m.severity], m.codes]);
+    }
+    assert.deepEqual(marks, want.chip_marks);
+    // the token card: every special token's sentence comes from Python's table, and it names the findings on its chip
+    for (const [t, sentence] of want.sentences) assert.equal(hv.tokenCard(d, t, d.nSteps - 1).special?.sentence, sentence, `token ${t} sentence`);
+    for (const [t, , codes] of want.chip_marks) assert.deepEqual([...new Set(hv.tokenCard(d, t, d.nSteps - 1).findings.map((r) => r.code))].join(" "), codes, `token ${t} card`);
   });
 }
 

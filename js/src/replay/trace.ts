@@ -1,9 +1,10 @@
 // The trace as the browser holds it: columns decoded once, then cheap lookups per step.
 // Pure logic, no DOM: unit-tested under node.
-import type { ColumnDescriptor, MessageMeta, RawEvent, ShownEvent, TraceMeta } from "./types";
+import { Findings } from "./findings";
+import type { ColumnDescriptor, MessageMeta, RawEvent, ShownEvent, SpecialInfo, TraceMeta } from "./types";
 
 /** The payload layout this code reads; harmony_viz/trace/_payload.py writes the same number. */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 
 const SIZES: Record<string, number> = { u1: 1, i1: 1, u2: 2, i2: 2, u4: 4, i4: 4 };
 
@@ -84,6 +85,8 @@ export class TraceData {
   /** a saved page's API view columns, per message (see apiview.ts), or null */
   readonly api: Record<"turn" | "position" | "call_step" | "part0" | "part1", Int32Array> | null;
   readonly messageStepStarted: Int32Array;
+  /** every finding of the stream (scanner, lints, server and prompt lenses), placed on its tokens */
+  readonly findings: Findings;
 
   constructor(meta: TraceMeta, view: DataView) {
     if (meta.version !== FORMAT_VERSION) {
@@ -173,11 +176,14 @@ export class TraceData {
       if (kind === "fed") continue;
       this.snap[f] = { steps: col(`snap.${f}.step`), values: col(`snap.${f}.value`), kind };
     }
+    this.findings = new Findings(meta.findings, col, this.nTokens);
   }
 
   tokenText(t: number): string { return this.vocabText[this.vocabIndex[t]]; }
   tokenBytes(t: number): Uint8Array { return this.vocabBytes[this.vocabIndex[t]]; }
   special(t: number): string | null { return this.meta.specials[String(this.ids[t])] ?? null; }
+  /** A special token's kind and what it does in the format, or null for an ordinary token. */
+  specialInfo(t: number): SpecialInfo | null { return this.meta.special_info?.[String(this.ids[t])] ?? null; }
 
   /** Position in the scanner's unit where token t starts. */
   unitOfToken(t: number): number { return this.tokenChars ? this.tokenChars[t] : t; }

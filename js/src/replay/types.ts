@@ -62,8 +62,29 @@ export interface TraceMeta {
   delta_kinds: Record<string, string>;
   tool_calls: Record<string, { arguments: string | null; parsed: unknown; error: string | null }>;
   specials: Record<string, string>;
+  /** each special token of the stream: its kind and what it does in the format (harmony_viz.tokens.SENTENCES) */
+  special_info: Record<string, SpecialInfo>;
+  /** content kind -> visible / reasoning / call / other: the one visibility rule (scanner/_visibility.py) */
+  visibility: Record<string, string>;
+  /** the string tables of the finding.* columns (harmony_viz/trace/_payload.py) */
+  findings: FindingsMeta;
   /** a saved page only: what the browser needs to build the API view at any step (see apiview.ts) */
   api?: ApiMeta;
+}
+
+export interface SpecialInfo { kind: "structural" | "stop" | "reserved"; sentence: string }
+
+/** The findings of a stream (every lens), beside their columns: finding.step/start/len/severity/source/code/message. */
+export interface FindingsMeta {
+  count: number;
+  /** worst first: "error", "warning", "info" */
+  severities: string[];
+  /** "scanner", "lint", "server", "prompt" */
+  sources: string[];
+  codes: string[];
+  messages: string[];
+  /** what kept a lens from reporting (a lint that failed), or null */
+  error: string | null;
 }
 
 /** One turn message's part of the API objects, its body left open (harmony_viz.projections.open_parts). */
