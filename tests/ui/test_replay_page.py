@@ -132,17 +132,23 @@ def test_tooltip_tells_everything_about_a_token(page, xss_trace: Trace, tmp_path
     assert "split across tokens" in tip and "🦜" in tip
 
 
-def test_diagnostics_link_to_their_tokens(page, corpus_dir, tmp_path: Path) -> None:
+def test_findings_link_to_their_tokens(page, corpus_dir, tmp_path: Path) -> None:
+    """The Findings panel (the Diagnostics panel that was): the scanner's rows are the trace's diagnostics; a row marks its chips."""
     trace = Trace.build(read(finding5(corpus_dir, "cyberthreat-24")).stream().ids, "every:8")
     assert trace.diagnostics, "this run has diagnostics (bare commentary channel)"
     _open(page, trace, tmp_path, step=trace.n_steps - 1)
-    items = page.locator("[data-hv=diagnostics] .hv-diag")
+    for source in ("lint", "server", "prompt"):  # the scanner's rows alone
+        toggle = page.locator(f"[data-hv=finding-filter][data-source={source}]")
+        if toggle.count():
+            toggle.click()
+    items = page.locator("[data-hv=findings] [data-hv=finding]")
     assert items.count() == min(50, len(trace.diagnostics))
-    codes = page.eval_on_selector_all("[data-hv=diagnostics] .hv-diag", "els => els.map(e => e.dataset.code)")
+    codes = page.eval_on_selector_all("[data-hv=findings] [data-hv=finding]", "els => els.map(e => e.dataset.code)")
     assert codes == [d.code for _, d in trace.diagnostics][-50:]
+    assert set(page.eval_on_selector_all("[data-hv=finding]", "els => els.map(e => e.dataset.source)")) == {"scanner"}
     items.last.click()
     _, diag = trace.diagnostics[-1]
-    lit = page.eval_on_selector_all("[data-hv=token].hv-hl", "els => els.map(e => +e.dataset.i)")
+    lit = page.eval_on_selector_all("[data-hv=token][data-focus=true]", "els => els.map(e => +e.dataset.i)")
     assert lit and lit[0] == min(diag.start, trace.tokens.size - 1)
 
 
@@ -172,7 +178,8 @@ def test_the_page_names_what_it_replays(page, xss_trace: Trace, tmp_path: Path) 
     assert page.title() == "xss.txt · Harmony replay" == page.inner_text("[data-hv=page-title]")
     line = page.inner_text("[data-hv=page-line]")
     assert line.startswith(f"A replay of xss.txt: {xss_trace.tokens.size} tokens fed to the Harmony scanner one token at a time")
-    assert "Space plays" in line and page.get_attribute("[data-hv=page-link]", "href") == "xss-stats.html"
+    assert "Space plays" in line and "n / Shift+n go to the next / previous finding" in line
+    assert page.get_attribute("[data-hv=page-link]", "href") == "xss-stats.html"
     assert _step(page) == xss_trace.n_steps - 1  # a page opens at the end of the stream unless told otherwise
 
 

@@ -6,8 +6,8 @@ import type { ColourMode } from "../shared/labels";
 import { stepLabel } from "./layout";
 import { ApiPanel } from "./panels/api";
 import { ConversationPanel } from "./panels/conversation";
-import { DiagnosticsPanel } from "./panels/diagnostics";
 import { EventsPanel } from "./panels/events";
+import { FindingsPanel } from "./panels/findings";
 import { LogPanel } from "./panels/log";
 import type { Panel, ViewActions } from "./panels/panel";
 import { StatePanel } from "./panels/state";
@@ -39,12 +39,15 @@ export class ReplayView {
   private errorEl = h("span", { class: "hv-error", "data-hv": "error", role: "alert" });
   private legendEl = h("span", { class: "hv-legend", "data-hv": "legend" });
   // panels
-  private actions: ViewActions = { highlight: (a, b) => this.tokens.highlight(a, b), goTo: (s) => this.goTo(s) };
+  private actions: ViewActions = {
+    highlight: (a, b) => this.tokens.highlight(a, b), goTo: (s) => this.goTo(s),
+    focusFinding: (i) => this.focusFinding(i), refilter: () => { this.tokens.filter = this.findings.filter; this.tokens.draw(); },
+  };
   private tokens: TokensPanel;
   private state = new StatePanel();
   private events = new EventsPanel(this.actions);
   private log = new LogPanel(this.actions);
-  private diagnostics = new DiagnosticsPanel(this.actions);
+  private findings = new FindingsPanel(this.actions);
   private conversation = new ConversationPanel();
   private api: ApiPanel;
 
@@ -55,6 +58,7 @@ export class ReplayView {
     this.root = h("div", { class: "hv-root hv-by-channel", tabindex: "0", "data-hv": "root" });
     this.root.style.setProperty("--hv-row-h", `${ROW_H}px`);  // the stylesheet's row height is this constant
     el.appendChild(this.root);
+    this.tokens.attach(this.root);
     this.build();
     this.load();
     this.step = this.clamp(Number(model.get("step") ?? 0));
@@ -67,11 +71,11 @@ export class ReplayView {
     this.on("change:_meta", () => { /* _columns follows and triggers the reload */ });
     this.on("change:error", () => { this.errorEl.textContent = String(this.model.get("error") ?? ""); });
     this.on("change:chunking", () => this.syncChunkControls());
-    this.on("change:selected", () => this.tokens.draw());
+    this.on("change:selected", () => this.tokens.selectionChanged());
   }
 
   private panels(): Panel[] {
-    return [this.tokens, this.state, this.events, this.log, this.diagnostics, this.conversation, this.api];
+    return [this.tokens, this.state, this.events, this.log, this.findings, this.conversation, this.api];
   }
 
   private on(ev: string, cb: () => void): void { this.model.on(ev, cb); this.listeners.push([ev, cb]); }
@@ -151,7 +155,7 @@ export class ReplayView {
 
     const main = h("div", { class: "hv-main" });
     const side = h("div", { class: "hv-side" });
-    side.append(this.state.box.el, this.events.box.el, this.log.box.el, this.diagnostics.box.el);
+    side.append(this.state.box.el, this.findings.box.el, this.events.box.el, this.log.box.el);
     main.append(this.tokens.el, side);
     const lower = h("div", { class: "hv-lower" });
     lower.append(this.conversation.box.el, this.api.box.el);
@@ -164,17 +168,48 @@ export class ReplayView {
     if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") {
       if (!(tag === "INPUT" && (ev.target as HTMLInputElement).type === "range")) return;
     }
+    // JupyterLab hears keys as they bubble: the replay's keys stop here, any other (Shift+Enter, Ctrl+S) goes on to it
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const big = ev.shiftKey ? 10 : 1;
+    const selecting = this.tokens.selected() >= 0;
     let handled = true;
     switch (ev.key) {
-      case "ArrowRight": case "l": this.goTo(this.step + big); break;
-      case "ArrowLeft": case "h": this.goTo(this.step - big); break;
+      // with a token selected, the arrows move the selection (its card follows); else they step
+      case "ArrowRight": if (selecting) this.tokens.moveSelection(big); else this.goTo(this.step + big); break;
+      case "ArrowLeft": if (selecting) this.tokens.moveSelection(-big); else this.goTo(this.step - big); break;
+      case "ArrowDown": if (selecting) this.tokens.moveRow(1); else handled = false; break;
+      case "ArrowUp": if (selecting) this.tokens.moveRow(-1); else handled = false; break;
+      case "l": this.goTo(this.step + big); break;
+      case "h": this.goTo(this.step - big); break;
+      case "Enter": if (!selecting && !ev.shiftKey) this.tokens.select(Math.max(0, this.data.fedAt(this.step).partial - 1)); else handled = false; break;
+      case "Escape": if (selecting || this.tokens.cardOpen()) this.tokens.closeCard(); else handled = false; break;
+      case "n": this.nextFinding(1); break;
+      case "N": this.nextFinding(-1); break;
       case "Home": this.goTo(0); break;
       case "End": this.goTo(this.data.nSteps - 1); break;
       case " ": case "k": this.toggle(); break;
       default: handled = false;
     }
     if (handled) { ev.preventDefault(); ev.stopPropagation(); }
+  }
+
+  // ---- findings --------------------------------------------------------------------
+  /** n / Shift+n: the next / previous finding that the filter shows, after the step shown, wrapping. */
+  private nextFinding(dir: 1 | -1): void {
+    const i = this.data.findings.next(this.step, dir, this.findings.filter, this.findings.focused);
+    if (i >= 0) this.focusFinding(i);
+  }
+
+  /** Step to where finding i was found, mark its chips `data-focus` and scroll them into view. */
+  focusFinding(i: number): void {
+    const f = this.data.findings;
+    if (i < 0 || i >= f.n) return;
+    this.findings.focused = i;
+    this.tokens.focus(f.chipA[i] >= 0 ? [f.chipA[i], f.chipB[i]] : null, false);
+    if (f.step[i] !== this.step) this.goTo(f.step[i]);
+    else this.findings.render(this.data, this.step);
+    this.tokens.focus(f.chipA[i] >= 0 ? [f.chipA[i], f.chipB[i]] : null);  // after the step: its chips in view, not the chunk's
+    this.findings.scrollToCurrent();
   }
 
   private setChunking(value: string): void {
@@ -249,14 +284,17 @@ export class ReplayView {
     this.stepEl.textContent = stepLabel(s, d.nSteps, fed.full, flush);
     this.stepEl.dataset.step = String(s);
     this.scrub.value = String(s);
-    for (const p of [this.state, this.events, this.log, this.diagnostics, this.conversation]) p.render(d, s);
+    // a focused finding goes with the step that found it
+    if (this.findings.focused >= 0 && d.findings.step[this.findings.focused] > s) { this.findings.focused = -1; this.tokens.focus(null, false); }
+    for (const p of [this.state, this.events, this.log, this.findings, this.conversation]) p.render(d, s);
     this.api.later(d, s);
     if (this.scrollTimer === undefined) this.scrollTimer = window.requestAnimationFrame(() => { this.scrollTimer = undefined; this.followPanels(); });
   }
 
-  /** Scroll the event log to its end and the conversation to its newest card. */
+  /** Scroll the event log to its end, the findings to the newest (or focused) one and the conversation to its newest card. */
   private followPanels(): void {
     this.log.scrollToEnd();
+    this.findings.scrollToCurrent();
     if (this.tokens.follow) this.conversation.scrollToNewest();
   }
 }

@@ -4,8 +4,8 @@
 export const ROW_H = 22;
 /** Mean width of one chip character in px (widget.css `.hv-tok`: 12px monospace, plus the chip's padding share), for packing rows. */
 export const CHAR_W = 8.6;
-/** Width of the token pane that rows cannot use (padding and scroll bar), in px. */
-export const PANE_PAD = 24;
+/** Width of the token pane that rows cannot use (the findings gutter, padding and scroll bar), in px. */
+export const PANE_PAD = 36;
 /** Width assumed for the token pane before it is in the page, in px. */
 export const PANE_W = 900;
 /** Streams with more rows than this fill the height of the side panels (widget.css `.hv-tall`). */

@@ -40,7 +40,24 @@ export class Tooltip {
     this.el.style.display = "block";
   }
 
+  /** Show one element instead of lines (the replay's token card). */
+  showNode(node: HTMLElement): void {
+    this.el.textContent = "";
+    this.el.appendChild(node);
+    this.el.style.display = "block";
+  }
+
   hide(): void { this.el.style.display = "none"; }
+
+  /** Place the card below (or above) a rectangle on screen, inside the window: pinned to an element, not the pointer. */
+  placeBy(rect: DOMRect): void {
+    if (this.el.style.display !== "block") return;
+    const w = this.el.offsetWidth, ht = this.el.offsetHeight;
+    const x = Math.min(rect.left, window.innerWidth - w - 4);
+    const y = rect.bottom + 6 + ht > window.innerHeight ? rect.top - ht - 6 : rect.bottom + 6;
+    this.el.style.left = `${Math.max(0, x)}px`;
+    this.el.style.top = `${Math.max(0, y)}px`;
+  }
 
   /** Place the card by the pointer, inside the window. */
   move(ev: MouseEvent): void {

@@ -13,9 +13,13 @@ export interface ViewActions {
   /** highlight scanner-unit span [start, end) in the token pane and scroll to it */
   highlight(start: number, end: number): void;
   goTo(step: number): void;
+  /** step to where finding i was found, mark its chips and bring them into view */
+  focusFinding(i: number): void;
+  /** the findings filter changed: redraw the chips' marks */
+  refilter(): void;
 }
 
-/** Most lines a list panel keeps (log, diagnostics). */
+/** Most lines a list panel keeps (log, findings). */
 export const LOG_LIMIT = 50;
 
 export interface Section { el: HTMLElement; body: HTMLElement; title: HTMLElement }
