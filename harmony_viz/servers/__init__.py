@@ -39,7 +39,7 @@ _HOMES: dict[str, str] = {
     "load_capture": "_capture", "save_capture": "_capture",
     "Engine": "engines", "Probe": "engines", "Replay": "engines", "detect_engine": "engines", "register": "engines", "replay_request": "engines",
     "NO_TOOLS_NOTE": "engines.llama_cpp", "llama_grammar": "engines.llama_cpp", "find_gpt_oss_python": "engines.gpt_oss",
-    "check_engine": "_check", "check_ids": "_check", "check_named": "_check", "not_served": "_check",
+    "check_engine": "_check", "check_ids": "_check", "check_named": "_check", "with_stream_final": "_check", "answer_error": "_check", "not_served": "_check",
     "MatrixCell": "_matrix", "matrix": "_matrix", "matrix_table": "_matrix",
     "SGLANG_RUNNER": "engines.sglang", "SGLangRun": "engines.sglang", "check_sglang": "engines.sglang", "find_sglang_python": "engines.sglang",
     "run_sglang": "engines.sglang", "sglang_answers": "engines.sglang", "sglang_results": "engines.sglang", "sglang_texts": "engines.sglang",

@@ -154,7 +154,7 @@ def check_answer(file: str, api: str, ids: Sequence[int], server: Any, *, tools:
     t0 = time.perf_counter()
     expected = expected_for(api, ids, tools)
     if error is None and server is not None:
-        error = stream_cut(api, server)
+        error = answer_error(api, server)
     if error is not None or server is None:
         findings = (server_error(error, len(ids)),) if error is not None else ()
         return CheckResult(file, api, tuple(ids), None, server, expected, findings, error, server_seconds, time.perf_counter() - t0, engine, tuple(notes))
@@ -172,6 +172,18 @@ def check_answer(file: str, api: str, ids: Sequence[int], server: Any, *, tools:
 
 
 _LAST_EVENTS = frozenset(("response.completed", "response.incomplete", "response.failed"))
+
+
+def answer_error(api: str, server: Any) -> str | None:
+    """Why an answer that came with HTTP 200 is a server error, else None: an error body in place of the
+    object (vLLM 0.16 answers so when it refuses a stream or its engine dies), a Responses object that
+    failed, or a stream that carried an error or was cut (:func:`stream_cut`)."""
+    if isinstance(server, dict):
+        err = server.get("error")
+        if isinstance(err, dict) and (not server.get("choices") and not server.get("output") or server.get("status") == "failed"):
+            return f"{err.get('code') or 'error'} in a 200 answer: {err.get('message') or err}"
+        return None
+    return stream_cut(api, server)
 
 
 def stream_cut(api: str, server: Any) -> str | None:
@@ -209,7 +221,8 @@ def with_stream_final(results: list[CheckResult]) -> list[CheckResult]:
     out = []
     for r in results:
         twin = by_key.get((r.api.removesuffix("-stream"), r.token_ids)) if r.api.endswith("-stream") else None
-        if twin is not None and twin.server is not None and r.server:
+        # A turn lost to a server error on either side is that finding alone, not also a difference between the two.
+        if twin is not None and twin.server is not None and r.server and r.error is None and twin.error is None:
             t0 = time.perf_counter()
             extra = compare_stream_final(answer_of(r.api, r.server), answer_of(twin.api, twin.server))
             r = replace(r, discrepancies=r.discrepancies + tuple(extra), check_seconds=r.check_seconds + time.perf_counter() - t0)

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -46,9 +47,15 @@ class LlamaCpp(Engine):
         return props is not None and ("build_info" in props or "default_generation_settings" in props)
 
     def version(self, probe: Probe) -> str | None:
+        """Its build from ``/props``; a tree built from llama-cpp-python's sdist says only ``b0-unknown``, and then
+        the replay server's GGUF, cached per tree (``tiny-gpt-oss-llama.cpp-TREE.gguf``), names the tree."""
         props = probe.get("/props") or {}
-        build = props.get("build_info")
-        return str(build) if build else None
+        build = str(props.get("build_info") or "")
+        if build in ("", "b0-unknown"):
+            served = re.search(r"tiny-gpt-oss-llama\.cpp-([^/]+)\.gguf$", str(props.get("model_path") or ""))
+            if served:
+                return f"{served.group(1)} ({build or 'no build info'})"
+        return build or None
 
     def replay(self, api: str, body: dict[str, Any], ids: Sequence[int], *, model: str) -> Replay:
         notes = []
