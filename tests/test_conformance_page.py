@@ -332,17 +332,63 @@ def test_merged_versions_are_ordered_and_cells_that_changed_are_marked(sglang_ru
     assert via_cli == {k: c["attrs"]["data-change"] for k, c in marked.items()}
 
 
-def test_a_result_given_twice_keeps_the_later_reports(sglang_run: dict) -> None:
+def test_two_runs_that_say_the_same_version_are_told_apart_and_shards_are_joined(sglang_run: dict, tmp_path: Path,
+                                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    # llama.cpp built without a build number says b0-unknown whatever its release: two such reports
+    # are two runs. Here a real report and a copy of it with one result flipped, both saying 0.5.23.
     real = sglang_run["report"]
     again = copy.deepcopy(real)
     flipped = _pick(again, "fail")
     flipped.update(status="pass", codes=[], discrepancies=[])
-    page = _Page(conformance_page([real, again]))
-    cells = page.all("cell")
-    assert len(cells) == len(real["results"])
-    (cell,) = [c for c in cells if (c["attrs"]["data-case"], c["attrs"]["data-api"]) == (flipped["case"], "chat")]
-    assert cell["attrs"]["data-status"] == "pass" and "data-change" not in cell["attrs"]
-    assert f"{len(real['results'])} results given twice" in page.all("summary")[0]["text"]
+    page = _Page(conformance_page([real, again]))  # no file names: told apart by place
+    assert [v["attrs"]["data-version"] for v in page.all("version-head")] == ["0.5.23 #1", "0.5.23 #2"]
+    assert len(page.all("cell")) == 2 * len(real["results"])
+    marks = [(c["attrs"]["data-case"], c["attrs"]["data-version"], c["attrs"]["data-api"], c["attrs"]["data-change"]) for c in page.all("cell") if "data-change" in c["attrs"]]
+    assert marks == [(flipped["case"], "0.5.23 #2", "chat", "fixed")]
+    # through --merge, the file names give the versions (ENGINE-VERSION.json[.gz], as the shipped reports are named)
+    old_file, new_file = tmp_path / "sglang-0.5.9.json.gz", tmp_path / "sglang-0.5.10.json"
+    old_file.write_bytes(gzip.compress(json.dumps(real).encode()))
+    new_file.write_text(json.dumps(again))
+    out = tmp_path / "m.html"
+    assert main(["conformance", "--merge", str(new_file), str(old_file), "--html", str(out)]) == 0
+    page = _Page(out.read_text())
+    heads = page.all("version-head")
+    assert [v["attrs"]["data-version"] for v in heads] == ["0.5.9", "0.5.10"]
+    assert heads[0]["attrs"]["title"] == "sglang 0.5.23 in sglang-0.5.9.json.gz (shown as 0.5.9)"
+    assert "sglang 0.5.9 (offline) (it says 0.5.23)" in page.all("engines")[0]["text"]
+    assert [c["attrs"]["data-version"] for c in page.all("cell") if "data-change" in c["attrs"]] == ["0.5.10"]
+    # other names: told apart by file name
+    a, b = tmp_path / "run-a.json", tmp_path / "run-b.json"
+    a.write_text(json.dumps(real))
+    b.write_text(json.dumps(again))
+    assert main(["conformance", "--merge", str(a), str(b), "--html", str(out)]) == 0
+    assert [v["attrs"]["data-version"] for v in _Page(out.read_text()).all("version-head")] == ["0.5.23 (run-a.json)", "0.5.23 (run-b.json)"]
+    # shards of one run (the same version, no result in both) are one column set
+    half = len(real["results"]) // 2
+    first, second = copy.deepcopy(real), copy.deepcopy(real)
+    first["results"], second["results"] = real["results"][:half], real["results"][half:]
+    page = _Page(conformance_page([first, second]))
+    assert not page.all("version-head") and [e["text"].strip() for e in page.all("engine-head")] == ["sglang 0.5.23"]
+    assert {_key(c["attrs"]) for c in page.all("cell")} == {_key(c["attrs"]) for c in _Page(sglang_run["html"]).all("cell")}
+
+
+SHIPPED = ROOT / "docs" / "conformance" / "reports"
+
+
+def test_the_shipped_reports_merge_into_a_version_axis(tmp_path: Path) -> None:
+    files = sorted(SHIPPED.glob("*.json.gz")) if SHIPPED.is_dir() else []
+    if not files:
+        pytest.skip("docs/conformance/reports/ holds no report yet")
+    reports = [read_report(f) for f in files]
+    out = tmp_path / "axis.html"
+    assert main(["conformance", "--merge", *map(str, files), "--html", str(out)]) == 0
+    page = _Page(out.read_text())
+    assert len(page.all("cell")) == sum(len(r["results"]) for r in reports)  # no result lost, none joined with another
+    names = [f.name.removesuffix(".json.gz") for f in files]
+    for engine in {h["attrs"]["data-engine"] for h in page.all("column")}:
+        mine = [n.removeprefix(engine + "-") for n in names if n.startswith(engine + "-")]
+        shown = list(dict.fromkeys(h["attrs"]["data-version"] for h in page.all("column") if h["attrs"]["data-engine"] == engine))
+        assert shown == sorted(mine, key=version_key), engine  # each file's version (its engine's, or its name's), in order
 
 
 # --- two engines, live ----------------------------------------------------------------------

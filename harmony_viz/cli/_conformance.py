@@ -137,5 +137,5 @@ def _merge(args: argparse.Namespace) -> int:
         reports = [read_report(p) for p in args.merge]
     except MergeError as exc:
         raise CLIError(str(exc)) from None
-    _write(args.html, conformance_page(reports))
+    _write(args.html, conformance_page(reports, sources=args.merge))
     return 0

@@ -351,8 +351,41 @@ def _cell_html(c: _Cell) -> str:
     return f'<td class="c c-{c.cls}" title="{_e(_tooltip(c))}" ' + " ".join(f'{k}="{_e(v)}"' for k, v in attrs.items()) + f">{inner}</td>"
 
 
-def conformance_page(reports: Sequence[Mapping[str, Any]], *, outcomes: Sequence[Any] | None = None, links: Mapping[Key, str] | None = None,
-                     notes: Sequence[str] = (), title: str | None = None) -> str:
+def _version_labels(reports: Sequence[Mapping[str, Any]], sources: Sequence[str | Path] | None) -> tuple[dict[tuple[int, str], str], dict]:
+    """The version each report's engine gets a column under: ``{(report index, engine): label}``."""
+    told: dict[tuple[int, str], str] = {}
+    keys: dict[tuple[int, str], set[tuple[str, str]]] = {}
+    for i, rep in enumerate(reports):
+        versions_of = {e.get("name"): e.get("version") for e in rep.get("engines", []) if isinstance(e, Mapping)}
+        for r in rep["results"]:
+            told.setdefault((i, r["engine"]), str(r.get("engine_version") or versions_of.get(r["engine"]) or UNKNOWN_VERSION))
+            keys.setdefault((i, r["engine"]), set()).add((r["case"], r["api"]))
+    labels = dict(told)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for (i, engine), v in told.items():
+        groups.setdefault((engine, v), []).append(i)
+    for (engine, v), idx in groups.items():
+        overlap = any(keys[(a, engine)] & keys[(b, engine)] for k, a in enumerate(idx) for b in idx[k + 1:])
+        if len(idx) < 2 or not overlap:
+            continue
+        names = [Path(str(sources[i])).name if sources is not None and i < len(sources) else "" for i in idx]
+        from_name = []
+        for name in names:
+            m = re.fullmatch(re.escape(engine) + r"-(.+?)\.json(?:\.gz)?", name)
+            from_name.append(m.group(1) if m else "")
+        if all(from_name) and len(set(from_name)) == len(idx):
+            chosen = from_name
+        elif all(names) and len(set(names)) == len(idx):
+            chosen = [f"{v} ({n})" for n in names]
+        else:
+            chosen = [f"{v} #{k + 1}" for k in range(len(idx))]
+        for i, label in zip(idx, chosen):
+            labels[(i, engine)] = label
+    return labels, told
+
+
+def conformance_page(reports: Sequence[Mapping[str, Any]], *, sources: Sequence[str | Path] | None = None, outcomes: Sequence[Any] | None = None,
+                     links: Mapping[Key, str] | None = None, notes: Sequence[str] = (), title: str | None = None) -> str:
     """The matrix page of ``reports`` (``conformance --json``'s objects; several: a version axis), as one self-contained HTML text.
 
     ``outcomes`` are the runner's (``run_suite``) behind a live run's report: they give each row
@@ -360,6 +393,12 @@ def conformance_page(reports: Sequence[Mapping[str, Any]], *, outcomes: Sequence
     maps a result's ``(case, engine, api, engine_version)`` to the href its cell opens: the replay
     pages of :func:`replay_pages`, as ``conformance --html`` writes them. ``notes`` are lines
     said under the summary (e.g. a replay that could not be written).
+
+    ``sources`` are the reports' file names (``--merge`` gives them): when two reports of one
+    engine say the same version and overlap (llama.cpp builds without a build number both say
+    ``b0-unknown``), they are two runs, not one, and each is told apart by the version its file
+    name gives (``llama.cpp-0.3.17.json.gz``), else by its file name, else by its place.
+    Reports of one engine and version that do not overlap (shards of one run) are joined.
     """
     reports = [check_report(r, f"report {i + 1}") for i, r in enumerate(reports)]
     descriptions = dict(_shipped_descriptions())
@@ -368,20 +407,23 @@ def conformance_page(reports: Sequence[Mapping[str, Any]], *, outcomes: Sequence
     hrefs = dict(links or {})
     problems = list(notes)
 
+    labels, said = _version_labels(reports, sources)
+
     # Every result a cell; a result given twice (same case, engine, version, api) keeps the later report's.
     cells: dict[tuple[str, str, str, str], _Cell] = {}
     cases: dict[str, tuple[str, str]] = {}  # id -> (family, kind)
     twice = 0
     engine_lines = []
-    for rep in reports:
-        versions_of = {e.get("name"): e.get("version") for e in rep.get("engines", []) if isinstance(e, Mapping)}
+    for i, rep in enumerate(reports):
         for e in rep.get("engines", []):
             if isinstance(e, Mapping) and e.get("name"):
                 where = f" at {e['url']}" if e.get("url") else " (offline)"
-                engine_lines.append(f"{e['name']} {e.get('version') or UNKNOWN_VERSION}{where}")
+                label = labels.get((i, e["name"]), e.get("version") or UNKNOWN_VERSION)
+                told = e.get("version") or UNKNOWN_VERSION
+                engine_lines.append(f"{e['name']} {label}{where}" + (f" (it says {told})" if told != label else ""))
         for r in rep["results"]:
             raw_version = r.get("engine_version")
-            version = raw_version or versions_of.get(r["engine"]) or UNKNOWN_VERSION
+            version = labels[(i, r["engine"])]
             case = r["case"]
             cases.setdefault(case, (str(r.get("family") or case.split("/", 1)[0]), str(r.get("kind") or "")))
             severity = _worst(r)
@@ -477,8 +519,13 @@ def conformance_page(reports: Sequence[Mapping[str, Any]], *, outcomes: Sequence
     if multi_version:
         w("<tr>")
         for (e, v), cols in groups_v.items():
+            whence = []
+            for (i, engine), label in labels.items():
+                if (engine, label) == (e, v):
+                    src = f" in {Path(str(sources[i])).name}" if sources is not None and i < len(sources) else f" in report {i + 1}"
+                    whence.append(f"{e} {said[(i, engine)]}{src}" + (f" (shown as {label})" if label != said[(i, engine)] else ""))
             w(f"<th class=\"grp ver\" colspan=\"{len(cols)}\" data-hv=\"version-head\" data-engine=\"{_e(e)}\" data-version=\"{_e(v)}\" "
-              f"data-cols=\"{' '.join(map(str, cols))}\">{_e(v)}</th>")
+              f"data-cols=\"{' '.join(map(str, cols))}\" title=\"{_e('; '.join(whence))}\">{_e(v)}</th>")
         w("</tr>\n")
     w("<tr>")
     for i, (e, v, a) in enumerate(columns):
@@ -506,7 +553,7 @@ def conformance_page(reports: Sequence[Mapping[str, Any]], *, outcomes: Sequence
         w("</tbody>\n")
 
     # per column: passing of served
-    w("<tfoot><tr><th class=\"case\" title=\"passing (pass, fixed) of the results served\">passing / served</th>")
+    w("<tfoot><tr><th class=\"case\" title=\"passing (pass, fixed) of the results served, in the rows shown\">passing / served</th>")
     for i in range(len(columns)):
         mine = [c for c in cells.values() if c.col == i and c.status != "not-served"]
         ok = sum(1 for c in mine if c.status in PASSING)
@@ -569,7 +616,7 @@ td.c{min-width:34px;max-width:150px}td.c a{color:inherit;text-decoration:none;di
 td[data-change=broke]{box-shadow:inset 0 0 0 2px #b00000}td[data-change=fixed]{box-shadow:inset 0 0 0 2px #0a8a28}td[data-change=changed]{box-shadow:inset 0 0 0 2px #7a5ab0}
 td[data-match="0"]{opacity:.22}
 tfoot td,tfoot th{background:#f6f6f6;font-weight:600;text-align:center}
-.legend ul{list-style:none;padding:0;margin:0;columns:2}.legend li{margin:2px 0}.legend p{margin:4px 0;color:#444;max-width:110ch}
+.legend .chg{display:inline}.legend ul{list-style:none;padding:0;margin:0;columns:2}.legend li{margin:2px 0}.legend p{margin:4px 0;color:#444;max-width:110ch}
 @media (prefers-color-scheme: dark){body{background:#111;color:#ddd}.line,.shown{color:#aaa}.summary{color:#eee}
 thead th,tfoot td,tfoot th{background:#222}th.case{background:#1a1a1a}tr.fam th{background:#1f2630}th,td{border-color:#333}.c-absent{background:#111}
 .legend p{color:#bbb}a{color:#8ab4f8}}
@@ -584,6 +631,7 @@ _JS = r"""
   var rows=[].slice.call(table.querySelectorAll('tr[data-hv=case]'));
   var fams=[].slice.call(table.querySelectorAll('tr[data-hv=family]'));
   var groups=[].slice.call(table.querySelectorAll('th[data-cols]'));
+  var totals=[].slice.call(table.querySelectorAll('td[data-hv=column-total]'));
   var cellsOf=rows.map(function(r){return [].slice.call(r.querySelectorAll('td[data-hv=cell]'));});
   function checked(name){var s={};[].forEach.call(form.querySelectorAll('input[data-filter='+name+']'),function(i){if(i.checked)s[i.value]=1;});return s;}
   function flag(name){var i=form.querySelector('input[data-filter='+name+']');return !!(i&&i.checked);}
@@ -614,6 +662,9 @@ _JS = r"""
       cellsOf[k].forEach(function(c){c.setAttribute('data-match',st[c.getAttribute('data-class')]?'1':'0');});
       r.hidden=!show[k];r.setAttribute('data-shown',show[k]?'1':'0');if(show[k]){shown++;famShown[r.getAttribute('data-family')]=1;}});
     fams.forEach(function(f){f.hidden=!famShown[f.getAttribute('data-family')];f.firstElementChild.colSpan=nCols+1;});
+    var tally={};rows.forEach(function(r,k){if(show[k])cellsOf[k].forEach(function(c){var i=c.getAttribute('data-col'),st=c.getAttribute('data-status'),t=tally[i]||(tally[i]=[0,0]);
+      if(st!=='not-served'){t[1]++;if(st==='pass'||st==='fixed')t[0]++;}});});
+    totals.forEach(function(td){var t=tally[td.getAttribute('data-col')]||[0,0];td.textContent=t[0]+'/'+t[1];td.setAttribute('data-passing',t[0]);td.setAttribute('data-served',t[1]);});
     var out=document.querySelector('[data-hv=shown]');out.textContent=shown+' of '+rows.length+' cases shown';out.setAttribute('data-shown',shown);
   }
   form.addEventListener('input',apply);form.addEventListener('change',apply);
