@@ -11,7 +11,7 @@ finding in the order they show (by step): ``finding.step`` (delta-coded), ``find
 and ``finding.len`` (its token span; start -1 for none), ``finding.severity`` and
 ``finding.source`` (indices into ``meta["findings"]["severities"]`` / ``["sources"]``),
 ``finding.code`` and ``finding.message`` (indices into its interned ``codes`` /
-``messages``): about 12 bytes a finding, and each distinct message once.
+``messages``): 12 to 13 bytes a finding on a long stream, and each distinct message once.
 """
 
 from __future__ import annotations
