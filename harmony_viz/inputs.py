@@ -112,7 +112,8 @@ class Stream:
     counts characters); ``tools`` the tools a request or conversation declared; ``lens`` the
     record the stream came from when it is the server lens's (a capture run, server-check
     results, a prompt check), as read: a page builds its server tab from it
-    (``harmony_viz._replay.server_tab``); ``label`` names a run picked from a file of several.
+    (``harmony_viz._replay.server_tab``); ``label`` names a run picked from a file of several;
+    ``run`` is the run the stream is, recorded or captured (its log-probs travel with a replay).
     """
 
     ids: tuple[int, ...]
@@ -122,6 +123,7 @@ class Stream:
     tools: tuple[Any, ...] | None = None
     lens: Any = None
     label: str = ""
+    run: Any = None
 
     @property
     def source(self) -> str | list[int]:
@@ -248,9 +250,9 @@ def _run_stream(runs: Sequence[Run], index: int) -> Stream:
         # The server's prompt (when kept) then its completion; what the server answered is the page's to check.
         prompt = list(chosen.prompt_token_ids)
         ids = (*prompt, *chosen.completion_token_ids)
-        return Stream(ids, role=None if prompt else "assistant", prompt_tokens=len(prompt) or None, lens=chosen, label=label)
+        return Stream(ids, role=None if prompt else "assistant", prompt_tokens=len(prompt) or None, lens=chosen, label=label, run=chosen)
     ids, prompt, role = run_stream(chosen)
-    return Stream(tuple(ids), role=role, prompt_tokens=prompt, label=label)
+    return Stream(tuple(ids), role=role, prompt_tokens=prompt, label=label, run=chosen)
 
 
 def _checks_stream(value: Any, name: str) -> Stream:

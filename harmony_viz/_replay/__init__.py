@@ -11,6 +11,7 @@ import importlib
 from typing import Any
 
 from harmony_viz._replay._api_view import ApiViews
+from harmony_viz._replay._chips import fate_columns, logprob_columns, logprobs_of
 from harmony_viz._replay._findings import Lints, stream_findings
 from harmony_viz._replay._page import EMPTY_STREAM, name_of, page_html, payload, save_html, script_json
 from harmony_viz._replay._server import server_tab
@@ -21,6 +22,9 @@ __all__ = [
     "EMPTY_STREAM",
     "ApiViews",
     "Lints",
+    "fate_columns",
+    "logprob_columns",
+    "logprobs_of",
     "ReplayWidget",
     "name_of",
     "page_html",

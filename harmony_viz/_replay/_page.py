@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harmony_viz._replay._chips import fate_columns, logprob_columns
 from harmony_viz._replay._findings import Lints, stream_findings
 from harmony_viz._replay._steps import PRESETS, step_error
 from harmony_viz._static import asset_text
 
 if TYPE_CHECKING:
-    from harmony_viz.trace import Trace
+    from harmony_viz.trace import Logprobs, Trace
 
 
 def script_json(obj: Any) -> str:
@@ -28,25 +29,31 @@ def script_json(obj: Any) -> str:
 
 
 def payload(trace: Trace, server: dict[str, Any] | None = None, *, prompt_tokens: int | None = None, tools: Any = None,
-            lints: Lints | None = None) -> tuple[dict[str, Any], bytes]:
+            lints: Lints | None = None, logprobs: Logprobs | None = None) -> tuple[dict[str, Any], bytes]:
     """What the browser reads, widget and page alike: the trace's columns and JSON, the data to build the API view
     at any step (see :meth:`ApiViews.page_data`; ``prompt_tokens`` as there), every finding of the stream placed on
     its tokens (the scanner's, the lints' with ``tools`` or the prompt's own, the server and prompt lenses'; ``lints``
-    keeps the lints of a stream across chunkings) and, for the server lens, the server tab's."""
+    keeps the lints of a stream across chunkings), for the server lens the server tab's data and each check's fate
+    of every token, and the model's log-probs when the stream has them (``_chips``: both as columns)."""
     from harmony_viz._replay._api_view import ApiViews
 
+    n = int(trace.tokens.size)
     api_columns, api_meta = ApiViews(trace, prompt_tokens=prompt_tokens).page_data()
+    fate_cols, fates_meta = fate_columns(server, n)
+    lp_cols, lp_meta = logprob_columns(logprobs, n)
     linted, error = (lints or Lints(tools)).of(trace)
-    meta, columns = trace.to_payload(api_columns, findings=stream_findings(trace, linted, server), findings_error=error)
+    meta, columns = trace.to_payload({**api_columns, **fate_cols, **lp_cols}, findings=stream_findings(trace, linted, server), findings_error=error)
     meta["api"] = api_meta
+    meta["fates"] = fates_meta
+    meta["logprobs"] = lp_meta
     if server is not None:
-        meta["server"] = server
+        meta["server"] = {k: v for k, v in server.items() if k != "fates"}  # the fates travel as columns
     return meta, columns
 
 
 def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server: Any = None, prompt_tokens: int | None = None,
               name: str | None = None, links: Sequence[tuple[str, str]] = (), data: tuple[dict[str, Any], bytes] | None = None,
-              tools: Any = None) -> str:
+              tools: Any = None, logprobs: Logprobs | None = None) -> str:
     """The full text of a standalone page replaying ``trace``, opened at ``step`` (-1: the end of the stream).
 
     ``name`` says what is replayed (a file, a run) and heads the page; ``links`` are
@@ -55,7 +62,8 @@ def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server
     ``server`` is the server tab's data (:func:`server_tab`), or the record it is built from
     (a capture run, server-check results, a prompt check: a stream's ``lens``); its
     discrepancies and prompt differences are findings of the stream, beside the scanner's and
-    the lints' (``tools`` as :func:`save_html` takes them).
+    the lints' (``tools`` as :func:`save_html` takes them). ``logprobs`` are the model's log-probs of the
+    stream's tokens (``_chips.logprobs_of``), when it has them.
     """
     from harmony_viz import __version__
     from harmony_viz._replay._server import tab_of
@@ -68,7 +76,7 @@ def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server
     why = step_error(step, trace.n_steps)
     if why:
         raise ValueError(why)
-    meta, columns = data if data is not None else payload(trace, server, prompt_tokens=prompt_tokens, tools=tools)
+    meta, columns = data if data is not None else payload(trace, server, prompt_tokens=prompt_tokens, tools=tools, logprobs=logprobs)
     embedded = {
         "meta": meta,
         "columns": base64.b64encode(columns).decode("ascii"),
@@ -132,6 +140,7 @@ def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: s
     ``tools`` are the declared tools the lints check calls against (as ``lint`` takes them),
     by default those the stream's own prompt declares.
     """
+    from harmony_viz._replay._chips import logprobs_of
     from harmony_viz._replay._server import server_tab
     from harmony_viz.inputs import read
     from harmony_viz.trace import Trace
@@ -140,7 +149,7 @@ def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: s
     stream = found.stream(run)
     trace = Trace.build(stream.ids, chunking, role=role or stream.role)
     page = page_html(trace, step=step, title=title, server=server_tab(stream, found.name), prompt_tokens=stream.prompt_tokens,
-                     name=name if name is not None else name_of(found, stream), links=links, tools=tools)
+                     name=name if name is not None else name_of(found, stream), links=links, tools=tools, logprobs=logprobs_of(stream))
     out = Path(path)
     out.write_text(page, encoding="utf-8")
     return out

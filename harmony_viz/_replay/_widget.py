@@ -19,6 +19,7 @@ import anywidget
 import traitlets
 
 from harmony_viz._replay._api_view import ApiViews
+from harmony_viz._replay._chips import logprobs_of
 from harmony_viz._replay._findings import Lints
 from harmony_viz._replay import page_html  # the package's: an empty stream's page says so
 from harmony_viz._replay._page import name_of, payload
@@ -26,7 +27,7 @@ from harmony_viz._replay._server import server_tab
 from harmony_viz._replay._steps import PRESETS, step_error, step_for_tokens, tokens_fed
 from harmony_viz._static import asset
 from harmony_viz.inputs import read
-from harmony_viz.trace import CHUNKINGS, Trace, parse_chunking
+from harmony_viz.trace import CHUNKINGS, Logprobs, Trace, parse_chunking
 
 
 class ReplayWidget(anywidget.AnyWidget):
@@ -46,13 +47,14 @@ class ReplayWidget(anywidget.AnyWidget):
 
     def __init__(self, tokens: list[int], chunking: str = "token", *, role: str | None = None, step: int = 0,
                  server: dict[str, Any] | None = None, prompt_tokens: int | None = None, source: str = "", name: str | None = None,
-                 tools: Any = None, **kwargs: Any) -> None:
+                 tools: Any = None, logprobs: Logprobs | None = None, **kwargs: Any) -> None:
         self._tokens: list[int] | None = None  # a live recording's ids; otherwise the trace holds them
         self._role = role
         self._prompt = prompt_tokens  # the prompt's length when the input said it (a run's prompt ids)
         self.source = source  # what was read, as what ("read run.json as a run")
         self.name = name  # what is replayed (a file, a run): a saved page's title names it
         self._server = server  # the server tab's data (server lens), carried in the payload
+        self._logprobs = logprobs  # the model's log-probs of the stream's tokens, carried as columns
         self._lints = Lints(tools)  # the lints of the stream, run again only when its tokens change
         self._live_run: str | None = None
         self._live_dirty = False
@@ -68,7 +70,8 @@ class ReplayWidget(anywidget.AnyWidget):
 
     def _payload(self, trace: Trace) -> tuple[dict[str, Any], bytes]:
         # the browser builds the API view of any step from this payload: no round trip per step
-        return payload(trace, self._server, prompt_tokens=self._prompt, lints=self._lints)
+        logprobs = self._logprobs if self._logprobs is not None and self._logprobs.n == trace.tokens.size else None  # not a live recording's new tokens
+        return payload(trace, self._server, prompt_tokens=self._prompt, lints=self._lints, logprobs=logprobs)
 
     @property
     def api_view(self) -> dict[str, Any]:
@@ -219,7 +222,7 @@ def replay(source: Any, chunking: str = "token", *, role: str | None = None, ste
     stream = found.stream(run)
     said = found.said + (f"; {stream.label}" if stream.label else "")
     return ReplayWidget(list(stream.ids), chunking, role=role or stream.role, step=step, server=server_tab(stream, found.name), prompt_tokens=stream.prompt_tokens,
-                        source=said, name=name if name is not None else name_of(found, stream), tools=tools)
+                        source=said, name=name if name is not None else name_of(found, stream), tools=tools, logprobs=logprobs_of(stream))
 
 
 replay.__doc__ = (replay.__doc__ or "").replace("{chunkings}", "; ".join(f"``{k}`` ({v})" for k, v in CHUNKINGS.items()))

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         from harmony_viz.cli._template_page import run_template_page
 
         return run_template_page(args)
-    from harmony_viz._replay import name_of, page_html, server_tab
+    from harmony_viz._replay import logprobs_of, name_of, page_html, server_tab
     from harmony_viz.trace import Trace, parse_chunking
 
     try:
@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(f"--step {args.step} is out of range: this replay has steps 0 to {trace.n_steps - 1}, or -{trace.n_steps} to -1 from the end")
     say_read(found, stream)  # once every input is known good: bad input stays one line
     name = name_of(found, stream) or ("standard input" if args.file == "-" else args.file)
-    page = page_html(trace, step=step, title=args.title, server=server_tab(stream, name), prompt_tokens=stream.prompt_tokens, name=name)
+    page = page_html(trace, step=step, title=args.title, server=server_tab(stream, name), prompt_tokens=stream.prompt_tokens, name=name,
+                     logprobs=logprobs_of(stream))
     written = write_page(args.out, page, "replay.html")
     if written is not None:
         print(f"wrote {written} ({len(stream.ids)} tokens, {trace.n_steps} steps, {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)

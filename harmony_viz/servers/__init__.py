@@ -37,6 +37,8 @@ _HOMES: dict[str, str] = {
     "expected_for": "_check", "format_result": "_check", "read_request": "_check", "read_stream": "_check",
     "capture": "_capture", "capture_of_result": "_capture", "capture_result": "_capture", "ids_from_logprobs": "_capture", "is_capture": "_capture",
     "load_capture": "_capture", "save_capture": "_capture",
+    "answer_logprobs": "_capture", "capture_logprobs": "_capture", "logprob_entries": "_capture", "FATES": "_compare", "Fates": "_compare", "fates": "_compare",
+    "result_fates": "_view", "result_logprobs": "_view",
     "Engine": "engines", "Probe": "engines", "Replay": "engines", "detect_engine": "engines", "register": "engines", "replay_request": "engines",
     "NO_TOOLS_NOTE": "engines.llama_cpp", "llama_grammar": "engines.llama_cpp", "find_gpt_oss_python": "engines.gpt_oss",
     "check_engine": "_check", "check_ids": "_check", "check_named": "_check", "with_stream_final": "_check", "answer_error": "_check", "not_served": "_check",

@@ -8,10 +8,12 @@ arrival time, the final object, and where the token ids came from (vLLM's
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import datetime as dt
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -269,3 +271,77 @@ def _prompt_of(run: Any, name: str) -> Any:
         return capture_prompt_check(run, name)
     except LensError:
         return None
+
+
+def _entry_id(entry: dict[str, Any], enc: Any) -> int | None:
+    """The token id of one logprob entry: its ``id`` (llama.cpp), a ``token_id:N`` token (vLLM), else its bytes; None if unknown."""
+    if isinstance(entry.get("id"), int) and not isinstance(entry.get("id"), bool):
+        return int(entry["id"])
+    tok = str(entry.get("token") or "")
+    if tok.startswith("token_id:"):
+        try:
+            return int(tok.split(":", 1)[1])
+        except ValueError:
+            return None
+    raw = bytes(entry["bytes"]) if isinstance(entry.get("bytes"), list) else tok.encode("utf-8")
+    try:
+        return int(enc.encode_single_token(raw))
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
+def logprob_entries(api: str, server: Any) -> list[dict[str, Any]]:
+    """The ``logprobs.content`` entries of a Chat Completions answer (object or chunks), in order; [] for Responses or none."""
+    if not api.startswith("chat") or not server:
+        return []
+    pieces = server if isinstance(server, list) else [server]
+    return [e for p in pieces if isinstance(p, dict) for c in p.get("choices") or [] if isinstance(c, dict)
+            for e in ((c.get("logprobs") or {}).get("content") or []) if isinstance(e, dict)]
+
+
+def answer_logprobs(api: str, server: Any, ids: Sequence[int], *, source: str) -> Any:
+    """The log-probs a Chat answer carries for completion ``ids`` (a ``trace.Logprobs``), or None when it has none.
+
+    Each entry is matched to the next token of ``ids`` with its id, in order: a stream's entries
+    may skip tokens (llama.cpp sends them only with chunks that carry a delta), and those keep none.
+    Alternatives are each entry's ``top_logprobs``, their ids read as the entry's own.
+    """
+    from harmony_viz.tokens import encoding
+    from harmony_viz.trace import Logprobs
+
+    entries = logprob_entries(api, server)
+    if not entries:
+        return None
+    enc = encoding()
+    where: dict[int, list[int]] = {}
+    for t, i in enumerate(ids):
+        where.setdefault(int(i), []).append(t)
+    rows, at = [], 0
+    for e in entries:
+        i = _entry_id(e, enc)
+        places = where.get(i) if i is not None else None
+        if not places:
+            continue
+        k = bisect.bisect_left(places, at)
+        if k == len(places):
+            continue
+        t = places[k]
+        alts = [(a, float(x["logprob"])) for x in e.get("top_logprobs") or [] if isinstance(x, dict) and isinstance(x.get("logprob"), (int, float))
+                and (a := _entry_id(x, enc)) is not None]
+        lp = e.get("logprob")
+        rows.append((t, float(lp) if isinstance(lp, (int, float)) else None, alts))
+        at = t + 1
+    if not rows:
+        return None
+    k = max(len(r[2]) for r in rows)
+    return Logprobs.from_rows(len(ids), rows, f"{source}, top {k}" if k else source)
+
+
+def capture_logprobs(run: Any) -> Any:
+    """A capture's log-probs over its replayed stream (prompt ids, then the completion), or None when its answer has none."""
+    server = run.metadata.extra["server"]
+    api = server["api"]
+    answer = server.get("chunks") if api.endswith("-stream") else server.get("final")
+    prompt = len(run.prompt_token_ids)
+    got = answer_logprobs(api, answer, list(run.completion_token_ids), source=f"{server.get('engine') or 'the server'} {api}")
+    return None if got is None else got.shifted(prompt, prompt + len(run.completion_token_ids))

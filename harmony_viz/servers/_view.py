@@ -5,6 +5,10 @@ record the reader kept on the stream); the reader only reads captures and check 
 
 Spans in ``where`` are shifted into the replayed stream's token units, so a capture that
 holds its prompt ids highlights the right tokens.
+
+Each check also says what its answer made of every token (``fates``: the server lens's own
+alignment, ``_compare.fates``), run-length coded over the replayed stream: a run's value is
+``fate | expected << 3 | mismatch << 6`` (codes index ``FATES``; the prompt's tokens are 0).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 from harmony_viz.servers._answer import Answer, answer_of
 from harmony_viz.servers._capture import capture_result, is_capture
 from harmony_viz.servers._check import CheckResult
+from harmony_viz.servers._compare import FATES, Fates, fates, messages_of
 
 
 def _answer_json(answer: Answer) -> dict[str, Any]:
@@ -59,9 +64,50 @@ def prompt_view(check: Any) -> dict[str, Any]:
     return {**check.to_json(), "diff": diff}
 
 
+def result_fates(result: CheckResult) -> Fates | None:
+    """What the result's answer made of each token of its completion (``_compare.fates``); None without an answer to
+    place (an API not served, no token ids). An answer lost to a server error drops every token's text."""
+    if not result.served or not result.token_ids or result.expected is None:
+        return None
+    if result.error is None and result.server is None:
+        return None
+    server = None if result.error is not None else answer_of(result.api, result.server)
+    ids = list(result.token_ids)
+    return fates(server, answer_of(result.api, result.expected), messages_of(ids), ids)
+
+
+def fate_runs(f: Fates | None, offset: int = 0) -> dict[str, list[int]] | None:
+    """``{"lengths", "values"}``: a result's fates run-length coded over the replayed stream (the prompt's
+    ``offset`` tokens first, value 0); each value is ``fate | expected << 3 | mismatch << 6``."""
+    if f is None:
+        return None
+    lengths, values = ([offset], [0]) if offset else ([], [])
+    for a, b in zip(f.fate, f.expected):
+        v = a | b << 3 | (a != b) << 6
+        if values and values[-1] == v:
+            lengths[-1] += 1
+        else:
+            lengths.append(1)
+            values.append(v)
+    return {"lengths": lengths, "values": values}
+
+
+def result_logprobs(results: Sequence[CheckResult]) -> Any:
+    """The log-probs the first answer that carries some has for its completion (a ``trace.Logprobs``), or None."""
+    from harmony_viz.servers._capture import answer_logprobs
+
+    for r in results:
+        if r.server and r.error is None:
+            got = answer_logprobs(r.api, r.server, list(r.token_ids), source=f"{r.engine or 'the server'} {r.api}")
+            if got is not None:
+                return got
+    return None
+
+
 def server_payload(results: Sequence[CheckResult], *, offset: int = 0) -> dict[str, Any]:
-    """The ``server`` entry of a trace payload: one view per result (e.g. one per api)."""
-    return {"checks": [check_view(r, offset=offset) for r in results]}
+    """The ``server`` entry of a trace payload: one view per result (e.g. one per api), and each one's fates."""
+    return {"checks": [check_view(r, offset=offset) for r in results],
+            "fates": {"codes": list(FATES), "checks": [fate_runs(result_fates(r), offset) for r in results]}}
 
 
 def lens_source(source: Any) -> tuple[list[int], str | None, dict[str, Any]] | None:

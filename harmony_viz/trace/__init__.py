@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from harmony_viz.trace._chunking import CHUNKINGS, Chunking, describe, parse_chunking, text_chunks, token_chunks
 from harmony_viz.trace._findings import SOURCES, Placed, merge, place, scanner_findings
+from harmony_viz.trace._logprobs import Logprobs
 from harmony_viz.trace._model import Step, Steps, Trace
 from harmony_viz.trace._payload import FORMAT_VERSION
 
@@ -12,6 +13,7 @@ __all__ = [
     "FORMAT_VERSION",
     "SOURCES",
     "Chunking",
+    "Logprobs",
     "Placed",
     "Step",
     "Steps",

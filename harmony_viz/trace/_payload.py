@@ -59,6 +59,10 @@ class _Columns:
         self.descriptors: list[dict[str, Any]] = []
 
     def add(self, name: str, values: Any, *, delta: bool = False, dtype: str | None = None) -> None:
+        if isinstance(values, np.ndarray) and values.dtype.kind == "f":  # floats (log-probs) as IEEE halves or singles, as given
+            dt = "f2" if values.dtype.itemsize <= 2 else "f4"
+            self._append(name, values.astype("<" + dt).reshape(-1).tobytes(), dt, int(values.size), False)
+            return
         arr = np.asarray(values, dtype=np.int64).reshape(-1)
         if delta and arr.size:
             arr = np.diff(arr, prepend=0)

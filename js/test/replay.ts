@@ -6,3 +6,4 @@ export * from "../src/replay/findings";
 export * from "../src/replay/card";
 export * from "../src/shared/labels";
 export * from "../src/shared/constants";
+export * from "../src/replay/chips";

@@ -1,5 +1,6 @@
 // The trace as the browser holds it: columns decoded once, then cheap lookups per step.
 // Pure logic, no DOM: unit-tested under node.
+import { Fates, Logprobs, readFloats } from "./chips";
 import { Findings } from "./findings";
 import type { ColumnDescriptor, MessageMeta, RawEvent, ShownEvent, SpecialInfo, TraceMeta } from "./types";
 
@@ -87,6 +88,10 @@ export class TraceData {
   readonly messageStepStarted: Int32Array;
   /** every finding of the stream (scanner, lints, server and prompt lenses), placed on its tokens */
   readonly findings: Findings;
+  /** what each server check's answer made of every token (none without a server lens) */
+  readonly fates: Fates;
+  /** the model's log-prob of each token and its alternatives (`present` false when the stream has none) */
+  readonly logprobs: Logprobs;
 
   constructor(meta: TraceMeta, view: DataView) {
     if (meta.version !== FORMAT_VERSION) {
@@ -177,6 +182,8 @@ export class TraceData {
       this.snap[f] = { steps: col(`snap.${f}.step`), values: col(`snap.${f}.value`), kind };
     }
     this.findings = new Findings(meta.findings, col, this.nTokens);
+    this.fates = new Fates(meta.fates, col, this.nTokens);
+    this.logprobs = new Logprobs(meta.logprobs, col, (name) => readFloats(view, byName.get(name)!));
   }
 
   tokenText(t: number): string { return this.vocabText[this.vocabIndex[t]]; }

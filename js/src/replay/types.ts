@@ -1,9 +1,11 @@
 // The trace model as it travels from Python: one interface per trait group.
 import type { TraitModel } from "../shared/model";
+import type { FatesMeta, LogprobsMeta } from "./chips";
 
 export interface ColumnDescriptor {
   name: string;
-  dtype: "u1" | "i1" | "u2" | "i2" | "u4" | "i4";
+  /** f2 / f4: IEEE floats (the log-prob columns), read with readFloats */
+  dtype: "u1" | "i1" | "u2" | "i2" | "u4" | "i4" | "f2" | "f4";
   offset: number;
   length: number;
   delta: boolean;
@@ -70,6 +72,10 @@ export interface TraceMeta {
   findings: FindingsMeta;
   /** a saved page only: what the browser needs to build the API view at any step (see apiview.ts) */
   api?: ApiMeta;
+  /** each server check's fate of every token (chips.ts; fate.I.* columns), null without a server lens */
+  fates?: FatesMeta | null;
+  /** the model's log-probs and alternatives (chips.ts; lp.* columns), null when the stream carries none */
+  logprobs?: LogprobsMeta | null;
 }
 
 export interface SpecialInfo { kind: "structural" | "stop" | "reserved"; sentence: string }

@@ -3,6 +3,8 @@
 import { ROW_H } from "../shared/constants";
 import { fillLegend, h } from "../shared/dom";
 import type { ColourMode } from "../shared/labels";
+import { checkLabel } from "./card";
+import { FATE_LEGEND, SURPRISE_COLOURS, SURPRISE_NAMES } from "./chips";
 import { stepLabel } from "./layout";
 import { ApiPanel } from "./panels/api";
 import { ConversationPanel } from "./panels/conversation";
@@ -17,6 +19,10 @@ import type { ReplayModel } from "./types";
 
 const SPEEDS = [1, 2, 5, 10, 30, 60, 240, 1000];
 
+/** How the chips are coloured: by channel or role, by what the server made of them (a server lens's fates), or by surprise (log-probs). */
+type Colouring = ColourMode | "server" | "surprise";
+const MODES: Colouring[] = ["channel", "role", "server", "surprise"];
+
 export class ReplayView {
   private model: ReplayModel;
   private root: HTMLElement;
@@ -25,7 +31,8 @@ export class ReplayView {
   private playing = false;
   private timer: number | undefined;
   private speed = 10;
-  private colourBy: ColourMode = "channel";
+  private colourBy: Colouring = "channel";
+  private colourSel = h("select", { "data-hv": "colour", title: "colour tokens by" });
   private saveTimer: number | undefined;
   private scrollTimer: number | undefined;
   private listeners: Array<[string, () => void]> = [];
@@ -42,6 +49,7 @@ export class ReplayView {
   private actions: ViewActions = {
     highlight: (a, b) => this.tokens.highlight(a, b), goTo: (s) => this.goTo(s),
     focusFinding: (i) => this.focusFinding(i), refilter: () => { this.tokens.filter = this.findings.filter; this.tokens.draw(); },
+    chooseCheck: (i) => { this.tokens.setFateCheck(i); this.fillLegend(); },
   };
   private tokens: TokensPanel;
   private state = new StatePanel();
@@ -97,6 +105,47 @@ export class ReplayView {
     if (!first) for (const p of this.panels()) p.reset();
     this.scrub.max = String(this.data.nSteps - 1);
     this.syncChunkControls();
+    this.syncColourModes();
+  }
+
+  /** The colour menu offers "server" with a server lens's fates and "surprise" with log-probs; a mode the new trace lacks falls back to channel. */
+  private syncColourModes(): void {
+    const d = this.data;
+    const offered = MODES.filter((m) => (m === "server" ? d.fates.pick(0) >= 0 : m === "surprise" ? d.logprobs.present : true));
+    const names: Record<Colouring, string> = { channel: "colour: channel", role: "colour: role", server: "colour: server (what the server made of each token)",
+      surprise: "colour: surprise (−log p)" };
+    this.colourSel.textContent = "";
+    for (const m of offered) this.colourSel.append(h("option", { value: m }, names[m]));
+    this.setColour(offered.includes(this.colourBy) ? this.colourBy : "channel");
+  }
+
+  private setColour(mode: Colouring): void {
+    this.colourBy = mode;
+    this.colourSel.value = mode;
+    for (const m of MODES) this.root.classList.toggle(`hv-by-${m}`, m === mode);
+    this.fillLegend();
+  }
+
+  private fillLegend(): void {
+    const mode = this.colourBy;
+    if (mode === "channel" || mode === "role") { fillLegend(this.legendEl, mode); return; }
+    const el = this.legendEl;
+    el.textContent = "";
+    const item = (name: string, colour: string, cls = ""): void => {
+      const it = h("span", { class: "hv-legend-item" });
+      const sw = h("span", { class: `hv-swatch ${cls}`.trim() });
+      if (colour) sw.style.background = colour;
+      it.append(sw, document.createTextNode(name));
+      el.append(it);
+    };
+    if (mode === "server") {
+      el.append(h("span", { class: "hv-legend-title", "data-hv": "legend-check" }, checkLabel(this.data, this.tokens.fateShown())));
+      for (const [name, colour] of FATE_LEGEND) item(name, colour);
+      item("differs from the format", "", "hv-swatch-mismatch");
+    } else {
+      el.append(h("span", { class: "hv-legend-title" }, "−log p"));
+      SURPRISE_NAMES.forEach((name, i) => item(name, SURPRISE_COLOURS[i]));
+    }
   }
 
   // ---- building the DOM ------------------------------------------------------------
@@ -133,14 +182,8 @@ export class ReplayView {
     this.scrub.addEventListener("input", () => this.goTo(Number(this.scrub.value)));
 
     const opts = h("div", { class: "hv-bar hv-opts" });
-    const colourSel = h("select", { "data-hv": "colour", title: "colour tokens by" });
-    colourSel.append(h("option", { value: "channel" }, "colour: channel"), h("option", { value: "role" }, "colour: role"));
-    colourSel.addEventListener("change", () => {
-      this.colourBy = colourSel.value as ColourMode;
-      this.root.classList.toggle("hv-by-role", this.colourBy === "role");
-      this.root.classList.toggle("hv-by-channel", this.colourBy === "channel");
-      fillLegend(this.legendEl, this.colourBy);
-    });
+    const colourSel = this.colourSel;
+    colourSel.addEventListener("change", () => this.setColour(colourSel.value as Colouring));
     const ws = this.check("whitespace", "whitespace", false, (on) => this.tokens.setWhitespace(on));
     const fl = this.check("follow", "follow", true, (on) => { this.tokens.follow = on; });
     this.chunkSel.addEventListener("change", () => {
@@ -270,7 +313,7 @@ export class ReplayView {
 
   // ---- rendering -------------------------------------------------------------------
   renderAll(): void {
-    fillLegend(this.legendEl, this.colourBy);
+    this.fillLegend();
     this.errorEl.textContent = String(this.model.get("error") ?? "");
     this.renderStep();
     this.api.render(this.data, this.step);

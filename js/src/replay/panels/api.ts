@@ -85,7 +85,8 @@ export class ApiPanel implements Panel {
     body.appendChild(tabs);
     const current = entries.find(([k]) => k === this.tab)![1];
     if (this.tab === "server" && checks) {
-      renderServerPanel(body, checks, this.serverCheck, (i) => { this.serverCheck = i; this.shown = null; this.draw(); }, (a, b) => this.jumpToTokens(a, b));
+      renderServerPanel(body, checks, this.serverCheck, (i) => { this.serverCheck = i; this.shown = null; this.actions.chooseCheck(i); this.draw(); },
+        (a, b) => this.jumpToTokens(a, b));
       return;
     }
     if (this.tab === "prompt" && prompt) {

@@ -17,6 +17,8 @@ export interface ViewActions {
   focusFinding(i: number): void;
   /** the findings filter changed: redraw the chips' marks */
   refilter(): void;
+  /** the server tab shows check i (an engine and api): the chips carry its fates */
+  chooseCheck(i: number): void;
 }
 
 /** Most lines a list panel keeps (log, findings). */

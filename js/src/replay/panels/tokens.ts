@@ -4,6 +4,7 @@ import { CHAR_W, PANE_PAD, PANE_W, ROW_H, TALL_ROWS } from "../../shared/constan
 import { Tooltip, h } from "../../shared/dom";
 import { chipLabel } from "../../shared/labels";
 import { tokenCard } from "../card";
+import { surpriseBin } from "../chips";
 import { ALL, type FindingFilter } from "../findings";
 import { layoutRows, rowOf, visibleRows } from "../layout";
 import type { TraceData } from "../trace";
@@ -34,6 +35,9 @@ export class TokensPanel implements Panel {
   private rowEls = new Map<number, HTMLElement>();
   private whitespace = false;
   private rowWs = false;
+  /** whose fates the chips carry: the server tab's check (engine and api) on show */
+  private fateCheck = 0;
+  private rowCheck = 0;
   private highlighted: [number, number] | null = null;
   private focused: [number, number] | null = null;
   /** the chip under the pointer (its card shows), or -1 */
@@ -108,6 +112,17 @@ export class TokensPanel implements Panel {
   }
 
   setWhitespace(on: boolean): void { this.whitespace = on; this.draw(); }
+
+  /** Show check i's fates on the chips (the server tab's engine and api); its card says the same. */
+  setFateCheck(i: number): void {
+    if (i === this.fateCheck) return;
+    this.fateCheck = i;
+    this.draw();
+    if (this.cardOpen()) this.showCard();
+  }
+
+  /** The check whose fates the chips carry (one with fates, if the chosen one has none), or -1. */
+  fateShown(): number { return this.data ? this.data.fates.pick(this.fateCheck) : -1; }
 
   /** Highlight scanner-unit span [start, end) and scroll to it. */
   highlight(start: number, end: number): void {
@@ -201,7 +216,7 @@ export class TokensPanel implements Panel {
     const focused = this.root === null || this.root.contains(document.activeElement);
     if (!d || t < 0 || t >= d.nTokens || (pinned && !focused)) { this.hideCard(); return; }
     hideOtherCards(this.tip.el);
-    this.tip.showNode(cardElement(tokenCard(d, t, this.step), pinned));
+    this.tip.showNode(cardElement(tokenCard(d, t, this.step, this.fateShown()), pinned));
     this.pinnedShown = pinned;
     this.outOfView = false;
     if (!pinned) { if (ev) this.tip.move(ev); return; }
@@ -263,7 +278,11 @@ export class TokensPanel implements Panel {
     const nRows = this.rows.length - 1;
     if (!this.viewH) this.viewH = this.el.clientHeight;
     const [r0, r1] = visibleRows(this.el.scrollTop, this.viewH || 320, ROW_H, nRows);
-    if (this.rowWs !== this.whitespace) { for (const el of this.rowEls.values()) el.remove(); this.rowEls.clear(); this.rowWs = this.whitespace; }
+    const check = this.fateShown();
+    if (this.rowWs !== this.whitespace || this.rowCheck !== check) {
+      for (const el of this.rowEls.values()) el.remove();
+      this.rowEls.clear(); this.rowWs = this.whitespace; this.rowCheck = check;
+    }
     for (const [r, el] of this.rowEls) if (r < r0 || r >= r1) { el.remove(); this.rowEls.delete(r); }
     for (let r = r0; r < r1; r++) {
       if (!this.rowEls.has(r)) {
@@ -317,6 +336,7 @@ export class TokensPanel implements Panel {
     const row = h("div", { class: "hv-row" });
     row.style.top = `${r * ROW_H}px`;
     row.dataset.first = String(this.rows[r]);
+    const check = this.rowCheck, lp = d.logprobs;
     for (let t = this.rows[r]; t < this.rows[r + 1]; t++) {
       const m = d.messageOfToken(t);
       const chip = h("span", { "data-hv": "token" });
@@ -324,6 +344,11 @@ export class TokensPanel implements Panel {
       chip.dataset.id = String(d.ids[t]);
       chip.dataset.role = m?.role ?? "";
       chip.dataset.channel = m?.channel ?? "";
+      // the server lens's fate of the token in the chosen check's answer, and the model's log-prob: Python's, drawn as given
+      const fate = check >= 0 ? d.fates.at(check, t) : null;
+      if (fate) { chip.dataset.fate = fate.fate; if (fate.mismatch) chip.dataset.fateMismatch = "true"; }
+      const value = lp.logprob(t);
+      if (value !== null) { chip.dataset.logprob = value.toFixed(3); chip.dataset.surprise = String(surpriseBin(value)); }
       let cls = `hv-tok hv-k-${m ? m.kind : "none"} hv-r-${m?.role ?? "none"}`;
       const special = d.special(t);
       if (special) cls += " hv-special";
