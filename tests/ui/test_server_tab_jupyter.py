@@ -39,3 +39,27 @@ def test_a_discrepancy_click_reaches_the_kernel(lab_page) -> None:  # noqa: ANN0
     lit = widget.locator("[data-hv=token].hv-hl").count()
     assert lit == where.end - where.start
     assert [e for e in lab_page.errors if "hv" in e or "server" in e] == []
+
+
+def test_the_chips_carry_each_checks_fates_in_jupyterlab(lab_page) -> None:  # noqa: ANN001
+    """The same notebook: the chips say what vLLM's chat answer made of each token; the server tab's api picks another check's."""
+    from harmony_viz.servers import FATES, result_fates
+
+    results = [r for r in lens.check_captures(lens.shipped_captures()) if lens.stream_name(r) == STREAM]
+    widget = lab_page.locator(".hv-root").first
+    widget.locator("[data-hv=colour]").select_option("server")
+
+    def chips() -> dict:
+        got = widget.locator("[data-hv=token]").evaluate_all("els => els.map(e => [+e.dataset.i, e.dataset.fate ?? null, e.dataset.fateMismatch === 'true'])")
+        return {i: (f, m) for i, f, m in got}
+
+    def want(r) -> dict:  # noqa: ANN001
+        f = result_fates(r)
+        return {t: (FATES[a] or None, a != b) for t, (a, b) in enumerate(zip(f.fate, f.expected))}
+
+    assert chips() == want(results[0])
+    assert {f for f, m in chips().values() if m} == {"content"}  # the chain of thought returned as content
+    widget.locator("[data-hv=api-tab-server]").click()
+    widget.locator("[data-hv=server-api][data-api=responses]").click()
+    assert chips() == want(next(r for r in results if r.api == "responses"))
+    assert [e for e in lab_page.errors if "hv" in e or "fate" in e] == []

@@ -26,7 +26,7 @@ export function cardElement(c: TokenCardData, pinned: boolean): HTMLElement {
     const f = c.fate;
     const row = h("div", { class: `hv-tcard-fate${f.mismatch ? " hv-tcard-mismatch" : ""}`, "data-hv": "card-fate", "data-fate": f.fate,
       "data-expected": f.expected, "data-mismatch": String(f.mismatch) });
-    row.append(h("b", {}, "fate "), h("span", {}, `${f.fate} in ${f.check}'s answer`),
+    row.append(h("b", {}, "fate "), h("span", {}, `${f.fate} (${f.check})`),
       h("span", { class: "hv-tcard-src" }, f.mismatch ? ` ✖ the format says ${f.expected}` : " (as the format says)"));
     el.append(row);
   }
