@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 NAMES = ("01_harmony_tour.ipynb", "02_diagnose_parser_bugs.ipynb", "03_real_runs.ipynb", "04_record_gpt_oss.ipynb",
-         "05_server_lens.ipynb", "06_chat_templates.ipynb", "07_prompt_lens.ipynb")
+         "05_server_lens.ipynb", "06_chat_templates.ipynb", "07_prompt_lens.ipynb", "08_conformance.ipynb")
 WIDGET = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 PLOTLY = "application/vnd.plotly.v1+json"
@@ -209,6 +209,25 @@ def test_server_lens_tables_four_engines_and_shows_the_engine_selector(run_noteb
     errors = {(c["engine"], c["api"]): {d["code"] for d in c["discrepancies"] if d["severity"] == "error"} for c in doubled}
     assert errors[("vllm", "chat")] == {"text-dropped"} and errors[("sglang", "chat")] == {"reasoning-in-content"} and errors[("llama.cpp", "chat")] == set()
     assert errors[("gpt-oss", "responses")] == {"tool-call-extra"}
+
+
+@pytest.mark.slow
+def test_conformance_notebook_charts_the_shipped_reports_and_finds_the_preamble_fix(run_notebook) -> None:
+    import gzip
+    import json
+
+    nb = run_notebook("08_conformance.ipynb")
+    _no_errors(nb)
+    text = _text(nb)
+    reports = sorted((NOTEBOOKS.parent / "docs" / "conformance" / "reports").glob("*.json.gz"))
+    assert "6 reports" in text and len(reports) == 6
+    for path in reports:
+        report = json.loads(gzip.open(path).read())
+        e, s = report["engines"][0], report["summary"]
+        assert f"{e['name']} {e['version']}: {s['passed']} passed, {s['failed']} failed" in text
+    assert any(PLOTLY in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs), "no chart"
+    # The preamble fix of vLLM PR #32114: 0.16.0 hides the preamble in Responses, 0.32.0 does not.
+    assert "preamble/seed-001" in text and "fixed in 0.32.0" in text and "preamble-hidden" in text
 
 
 def test_committed_notebooks_carry_no_outputs() -> None:
