@@ -343,7 +343,7 @@ def wait_healthy(spec: Any, proc: subprocess.Popen[bytes], timeout: float) -> No
                 return
         except (openai.APIError, httpx.HTTPError):
             pass
-        time.sleep(1.0)
+        time.sleep(0.25)  # a quarter second: the reference server is up in about one
     raise LaunchError(f"the server did not answer {str(client.base_url).rstrip('/')}/health within {timeout:.0f} s")
 
 
