@@ -196,3 +196,14 @@ def test_the_untied_tiny_model_has_its_own_lm_head(tmp_path: Path) -> None:
     with safe_open(str(out / "model.safetensors"), "pt") as f:
         assert "lm_head.weight" in f.keys()
         assert bool((f.get_tensor("lm_head.weight") == f.get_tensor("model.embed_tokens.weight")).all())
+
+
+def test_a_llama_cpp_checkout_converts_with_its_own_converter(tmp_path) -> None:  # noqa: ANN001
+    # The CI workflow of docs/conformance-workflow.yml builds llama-server in a llama.cpp checkout: TREE/build/bin, TREE/convert_hf_to_gguf.py.
+    from harmony_viz.servers import converter_for
+
+    server = tmp_path / "llama.cpp" / "build" / "bin" / "llama-server"
+    server.parent.mkdir(parents=True)
+    server.write_text("")
+    (tmp_path / "llama.cpp" / "convert_hf_to_gguf.py").write_text("")
+    assert converter_for(server) == tmp_path / "llama.cpp" / "convert_hf_to_gguf.py"

@@ -106,7 +106,7 @@ def _write_replays(outcomes: list, page_path: Path) -> tuple[dict, list[str]]:
 
     from harmony_viz._replay import save_html
     from harmony_viz.inputs import InputError
-    from harmony_viz.servers._conformance_page import replay_pages, with_opener
+    from harmony_viz.servers import replay_pages, with_opener
 
     folder = page_path.with_suffix(".replays")
     links: dict = {}

@@ -36,7 +36,7 @@ PASSING = ("pass", "fixed")
 FAILING = ("fail", "known")
 
 # The cell classes, in the legend's order: (class, symbol, label, what it means).
-CLASSES: tuple[tuple[str, str, str, str], ...] = (
+MATRIX_CLASSES: tuple[tuple[str, str, str, str], ...] = (
     ("pass", "✓", "pass", "no finding of warning or above"),
     ("fail-error", "✗", "fail (error)", "fails, its worst finding an error"),
     ("fail-warning", "!", "fail (warning)", "fails, its worst finding a warning"),
@@ -45,8 +45,8 @@ CLASSES: tuple[tuple[str, str, str, str], ...] = (
     ("not-served", "–", "not served", "the engine has no such API, or cannot show such a prompt"),
     ("error", "⚠", "error", "the engine could not be asked at all"),
 )
-_SYMBOL = {c: s for c, s, _, _ in CLASSES}
-_LABEL = {c: label for c, _, label, _ in CLASSES}
+_SYMBOL = {c: s for c, s, _, _ in MATRIX_CLASSES}
+_LABEL = {c: label for c, _, label, _ in MATRIX_CLASSES}
 CHANGES = {"fixed": ("▲", "fixed in"), "broke": ("▼", "broke in"), "changed": ("◆", "changed in")}
 UNKNOWN_VERSION = "?"
 
@@ -174,7 +174,7 @@ class _Cell:
     status: str
     codes: tuple[str, ...]
     severity: str  # the worst finding's severity, "" for none
-    cls: str  # one of CLASSES
+    cls: str  # one of MATRIX_CLASSES
     col: int = -1
     href: str = ""
     change: str = ""  # "fixed", "broke", "changed" or ""
@@ -451,7 +451,7 @@ def conformance_page(reports: Sequence[Mapping[str, Any]], *, sources: Sequence[
         by_row.setdefault(c.case, {})[c.col] = c
     families = list(dict.fromkeys(f for f, _ in cases.values()))
     served = {i: any(c.status != "not-served" for c in cells.values() if c.col == i) for i in range(len(columns))}
-    count = {cls: sum(1 for c in cells.values() if c.cls == cls) for cls, *_ in CLASSES}
+    count = {cls: sum(1 for c in cells.values() if c.cls == cls) for cls, *_ in MATRIX_CLASSES}
     changes = {k: sum(1 for c in cells.values() if c.change == k) for k in CHANGES}
 
     out: list[str] = []
@@ -468,12 +468,12 @@ def conformance_page(reports: Sequence[Mapping[str, Any]], *, sources: Sequence[
       + _e(", ".join(dict.fromkeys(engine_lines)) or "no engine") + ".</p>\n")
     n_results = len(cells)
     summary = (f"{n_results} results, {len(cases)} cases × {len(columns)} columns: "
-               + ", ".join(f"{count[cls]} {_LABEL[cls]}" for cls, *_ in CLASSES))
+               + ", ".join(f"{count[cls]} {_LABEL[cls]}" for cls, *_ in MATRIX_CLASSES))
     if multi_version:
         summary += "; across versions: " + ", ".join(f"{changes[k]} {CHANGES[k][1].split()[0]}" for k in CHANGES)
     if twice:
         summary += f"; {twice} result{'s' if twice != 1 else ''} given twice (the later report's kept)"
-    attrs = " ".join(f'data-{cls}="{count[cls]}"' for cls, *_ in CLASSES) + "".join(f' data-changes-{k}="{changes[k]}"' for k in CHANGES)
+    attrs = " ".join(f'data-{cls}="{count[cls]}"' for cls, *_ in MATRIX_CLASSES) + "".join(f' data-changes-{k}="{changes[k]}"' for k in CHANGES)
     w(f"<p class=\"line summary\" data-hv=\"summary\" data-results=\"{n_results}\" data-cases=\"{len(cases)}\" {attrs}>{_e(summary)}.</p>\n")
     for p in problems:
         w(f"<p class=\"line\" data-hv=\"replay-problem\">{_e(p)}</p>\n")
@@ -485,7 +485,7 @@ def conformance_page(reports: Sequence[Mapping[str, Any]], *, sources: Sequence[
         n = sum(1 for fam, _ in cases.values() if fam == f)
         w(f"<label><input type=\"checkbox\" data-filter=\"family\" value=\"{_e(f)}\" checked> {_e(f)} <small>({n})</small></label>")
     w(_all_none("family") + "</fieldset>\n<fieldset data-filter-group=\"status\"><legend>status</legend>")
-    for cls, sym, label, what in CLASSES:
+    for cls, sym, label, what in MATRIX_CLASSES:
         w(f"<label title=\"{_e(what)}\"><input type=\"checkbox\" data-filter=\"status\" value=\"{cls}\" checked> "
           f"<span class=\"c c-{cls} chip\">{sym}</span> {_e(label)} <small>({count[cls]})</small></label>")
     w(_all_none("status") + "</fieldset>\n<fieldset data-filter-group=\"engine\"><legend>engine</legend>")
@@ -562,7 +562,7 @@ def conformance_page(reports: Sequence[Mapping[str, Any]], *, sources: Sequence[
 
     # legend
     w("<section class=\"legend\" data-hv=\"legend\"><h2>Legend</h2><ul>")
-    for cls, sym, label, what in CLASSES:
+    for cls, sym, label, what in MATRIX_CLASSES:
         w(f"<li><span class=\"c c-{cls} chip\">{sym}</span> <b>{_e(label)}</b>: {_e(what)}</li>")
     w("</ul><p>A cell shows its symbol and the codes of its failing findings (warning or above); its tooltip gives the findings' messages. "
       "A row's tooltip is the case's description.</p>")

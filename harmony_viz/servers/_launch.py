@@ -137,9 +137,11 @@ def gguf_cache_path(server: Path) -> Path:
 
 
 def converter_for(server: Path) -> Path:
-    """The ``convert_hf_to_gguf.py`` of the tree that built ``server`` (``TREE/build/bin/llama-server``), else the install script's."""
+    """The ``convert_hf_to_gguf.py`` of the tree that built ``server`` (``TREE/build/bin/llama-server``: in ``TREE/src`` or in a
+    llama.cpp checkout ``TREE`` itself), else the install script's."""
     own = tree_of(server)
-    for tree in (own / "src" if own is not None else None, llama_tree() / "src"):
+    # TREE/src (the install script's layout), TREE itself (a llama.cpp checkout built in TREE/build), the install script's.
+    for tree in (own / "src" if own is not None else None, own, llama_tree() / "src"):
         if tree is not None and (tree / "convert_hf_to_gguf.py").is_file():
             return tree / "convert_hf_to_gguf.py"
     raise LaunchError(f"no convert_hf_to_gguf.py beside {server}; pass --gguf FILE or run scripts/install-llama-cpp.sh")

@@ -48,13 +48,13 @@ class LlamaCpp(Engine):
 
     def version(self, probe: Probe) -> str | None:
         """Its build from ``/props``; a tree built from llama-cpp-python's sdist says only ``b0-unknown``, and then
-        the replay server's GGUF, cached per tree (``tiny-gpt-oss-llama.cpp-TREE.gguf``), names the tree."""
+        the replay server's GGUF, cached per tree (``tiny-gpt-oss-llama.cpp-TREE.gguf``), names the tree: its version is the tree's."""
         props = probe.get("/props") or {}
         build = str(props.get("build_info") or "")
         if build in ("", "b0-unknown"):
             served = re.search(r"tiny-gpt-oss-llama\.cpp-([^/]+)\.gguf$", str(props.get("model_path") or ""))
             if served:
-                return f"{served.group(1)} ({build or 'no build info'})"
+                return served.group(1)
         return build or None
 
     def replay(self, api: str, body: dict[str, Any], ids: Sequence[int], *, model: str) -> Replay:
