@@ -215,6 +215,55 @@ def test_role_starts_inside_an_assistant_message(enc) -> None:
     assert trace.content(trace.messages[0].index) == "Just an answer."
 
 
+@pytest.mark.parametrize("spec", ["token", "every:3", "random:5", "every:1000"])
+def test_a_token_traces_scanned_messages_are_a_whole_scans(enc, corpus_dir, spec: str) -> None:
+    """The lints read a trace's messages as one scan of the whole stream gives them: same text, spans (pieces joined) and fields."""
+    from harmony_viz.scanner import scan
+
+    zoo = sorted((Path(__file__).parents[1] / "harmony_viz" / "data" / "server_lens" / "streams").glob("*.txt"))
+    texts = [XSS_TEXT, finding5(corpus_dir, "cyberthreat-17"), finding5(corpus_dir, "cyberthreat-24"), rft(corpus_dir, 0),
+             "<|start|>assistant<|channel|>final<|message|>a <|fake|> <|ca" + "ll|> é\U0001f99c cut off",
+             "<|start|>assistant<|channel|>analysis<|message|>x <|end|> y <|start|>user<|message|>z<|channel|>w<|end|>",
+             *(p.read_text(encoding="utf-8") for p in zoo)]
+    for text in texts:
+        ids = enc.encode(text, allowed_special="all")
+        for role in (None, "assistant"):
+            assert Trace.build(ids, spec, role=role).scanned_messages() == scan(ids, role=role).messages, text[:80]
+    assert Trace.build([], spec).scanned_messages() == []
+
+
+@given(ids=st.lists(st.one_of(st.sampled_from([200006, 200005, 200008, 200007, 200012, 200002, 200003, 200018, 27, 91, 1750, 49361]),
+                              st.integers(0, 200_000)), max_size=60),
+       spec=st.sampled_from(["token", "every:2", "random:3"]))
+def test_scanned_messages_of_any_token_stream(ids: list[int], spec: str) -> None:
+    from harmony_viz.scanner import scan
+
+    assert Trace.build(ids, spec).scanned_messages() == scan(ids).messages
+
+
+def test_a_text_trace_has_no_scanned_messages(enc) -> None:
+    with pytest.raises(ValueError, match="for token traces"):
+        Trace.build(enc.encode("<|start|>user<|message|>Hi<|end|>", allowed_special="all"), "chars:3").scanned_messages()
+
+
+def test_the_collector_waits_while_a_trace_is_built_and_runs_as_before_after() -> None:
+    import gc
+
+    from harmony_viz.trace._gc import collecting_after
+
+    seen = []
+    probe = collecting_after(lambda fail=False: seen.append(gc.isenabled()) or (1 / 0 if fail else "done"))
+    assert gc.isenabled() and probe() == "done" and seen == [False] and gc.isenabled()
+    with pytest.raises(ZeroDivisionError):
+        probe(fail=True)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert probe() == "done" and not gc.isenabled()  # left off when it was off
+    finally:
+        gc.enable()
+
+
 def test_build_rejects_ids_outside_the_vocabulary() -> None:
     with pytest.raises(ValueError, match=r"token \d+ is 300000, outside the o200k_harmony vocabulary 0\.\.201087"):
         Trace.build([200006, 300000], "token")

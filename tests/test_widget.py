@@ -304,8 +304,9 @@ def test_the_lints_run_once_per_stream_not_per_chunking(enc, monkeypatch) -> Non
     import harmony_viz._lint as lints
 
     calls = []
-    real = lints.lint
+    real, real_messages = lints.lint, lints.lint_messages  # a token trace's lints read its messages: no second scan
     monkeypatch.setattr(lints, "lint", lambda ids, **kw: calls.append(len(ids)) or real(ids, **kw))
+    monkeypatch.setattr(lints, "lint_messages", lambda messages, **kw: calls.append(len(messages)) or real_messages(messages, **kw))
     w = replay(SPACED_CALL)
     w.chunking = "every:3"
     w.chunking = "chars:5"
@@ -322,6 +323,7 @@ def test_a_lint_that_fails_is_the_panels_note_not_the_replays_end(monkeypatch) -
         raise RuntimeError("rule exploded")
 
     monkeypatch.setattr(lints, "lint", broken)
+    monkeypatch.setattr(lints, "lint_messages", broken)
     w = replay(SPACED_CALL)
     assert w._meta["findings"]["error"] == "the lints failed: RuntimeError: rule exploded"
     assert [r[:2] for r in _rows(w)] == [("scanner", "bad-channel")]

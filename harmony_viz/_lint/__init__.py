@@ -35,6 +35,7 @@ __all__ = [
     "build_views",
     "declared_tools",
     "lint",
+    "lint_messages",
     "lint_prompt",
     "read_typescript",
     "select",
@@ -111,11 +112,24 @@ def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, ch
     in ``<|start|>assistant`` (the open header its completion continues) has no ``eos-in-header``.
     Sorted by position, then severity.
     """
+    views, scanned, stream_source = _scan_views(source, role)
+    return _lint_views(views, scanned, stream_source, role=role, tools=tools, check_prompt=check_prompt, scanner=scanner)
+
+
+def lint_messages(messages: Sequence[Any], *, role: str | None = None, tools: Tools | None = None) -> list[Diagnostic]:
+    """``lint(ids, role=role, tools=tools, scanner=False)`` on the stream whose whole scan gave ``messages`` (token spans).
+
+    The replay reads them from its trace (``Trace.scanned_messages``) instead of scanning the stream again.
+    """
+    return _lint_views(list(messages), (), None, role=role, tools=tools, check_prompt=None, scanner=False)
+
+
+def _lint_views(views: list[Any], scanned: Sequence[Diagnostic], stream_source: Any, *, role: str | None, tools: Tools | None,
+                check_prompt: bool | None, scanner: bool) -> list[Diagnostic]:
     from harmony_viz._lint._output import check_output
     from harmony_viz._lint._prompt import check_prompt as prompt_checks
     from harmony_viz._lint._prompt import prompt_tools
 
-    views, scanned, stream_source = _scan_views(source, role)
     declared = _coerce_tools(tools)
     run_prompt_checks = check_prompt if check_prompt is not None else role is None
     out: list[Diagnostic] = []

@@ -17,9 +17,13 @@ from typing import TYPE_CHECKING, Any
 from harmony_viz._replay._steps import tokens_fed
 from harmony_viz.projections import Projector, open_parts
 from harmony_viz.scanner import MessageStart, ToolCallEnd
+from harmony_viz.trace._gc import collecting_after
 
 if TYPE_CHECKING:
     from harmony_viz.trace import Trace
+
+# json.dumps(obj, ensure_ascii=False), its encoder made once
+_PART_JSON = json.JSONEncoder(ensure_ascii=False).encode
 
 # (name, object, legacy_vllm): the correct server and vLLM before its preamble fix, side by side
 FLAVOURS = (("chat", "chat", False), ("responses", "responses", False),
@@ -76,6 +80,7 @@ class ApiViews:
             self._projectors = None
             return {"step": step, "views": {}, "error": f"projection failed at step {step}: {type(exc).__name__}: {exc}"}
 
+    @collecting_after
     def page_data(self) -> tuple[dict[str, list[int]], dict[str, Any]]:
         """``(columns, meta)`` from which a page builds :meth:`at` for any step.
 
@@ -106,7 +111,7 @@ class ApiViews:
                     position = len(turn.messages) - 1
                     cols["api.position"][i] = position
                     for legacy in (0, 1):
-                        key = json.dumps(open_parts(turn.messages[-1], position, legacy=bool(legacy)), ensure_ascii=False)
+                        key = _PART_JSON(open_parts(turn.messages[-1], position, legacy=bool(legacy)))
                         cols[f"api.part.{legacy}"][i] = parts.setdefault(key, len(parts))
             elif e.message in row:
                 msg = next((m for m in reversed(turn.messages) if m.message == e.message), None)

@@ -22,6 +22,7 @@ from typing import Any
 from harmony_viz.findings import Finding, Span
 from harmony_viz.scanner import Diagnostic
 from harmony_viz.trace import Placed, Trace, merge, place, scanner_findings
+from harmony_viz.trace._gc import collecting_after
 
 
 class Lints:
@@ -36,18 +37,27 @@ class Lints:
         """``(diagnostics, error)``: the lint rules' findings on the trace's tokens (the scanner's are the trace's own), or why there are none."""
         key = (trace.tokens.tobytes(), trace.role)
         if key != self._key:
-            self._key, self._found = key, run_lints(trace.tokens.tolist(), role=trace.role, tools=self.tools)
+            self._key, self._found = key, run_lints(trace, role=trace.role, tools=self.tools)
         return self._found
 
 
-def run_lints(ids: list[int], *, role: str | None, tools: Any) -> tuple[list[Diagnostic], str | None]:
-    """``lint(ids, scanner=False)``; a failure of a rule becomes the panel's note, not the replay's end (bad ``tools`` still raise)."""
-    from harmony_viz._lint import ToolParseError, lint
+@collecting_after
+def run_lints(ids: list[int] | Trace, *, role: str | None, tools: Any) -> tuple[list[Diagnostic], str | None]:
+    """``lint(ids, scanner=False)``; a failure of a rule becomes the panel's note, not the replay's end (bad ``tools`` still raise).
 
-    if not ids:
+    Given a token trace of the stream, the lints read the messages its whole scan gives from
+    the trace (``Trace.scanned_messages``): the same findings without scanning it again.
+    """
+    from harmony_viz._lint import ToolParseError, lint, lint_messages
+
+    if not (ids.tokens.size if isinstance(ids, Trace) else len(ids)):
         return [], None
     try:
-        return lint(ids, role=role, tools=tools, scanner=False), None
+        if not isinstance(ids, Trace):
+            return lint(ids, role=role, tools=tools, scanner=False), None
+        if ids.unit == "tokens":
+            return lint_messages(ids.scanned_messages(), role=role, tools=tools), None
+        return lint(ids.tokens.tolist(), role=role, tools=tools, scanner=False), None
     except ToolParseError:
         raise
     except Exception as exc:  # a lint bug must not take the replay down with it

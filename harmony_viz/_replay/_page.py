@@ -77,11 +77,9 @@ def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server
     if why:
         raise ValueError(why)
     meta, columns = data if data is not None else payload(trace, server, prompt_tokens=prompt_tokens, tools=tools, logprobs=logprobs)
-    embedded = {
-        "meta": meta,
-        "columns": base64.b64encode(columns).decode("ascii"),
-        "traits": {"step": step, "selected": -1, "chunking": str(trace.chunking), "chunkings": list(PRESETS), "error": ""},
-    }
+    traits = {"step": step, "selected": -1, "chunking": str(trace.chunking), "chunkings": list(PRESETS), "error": ""}
+    # script_json({"meta": …, "columns": …, "traits": …}), the columns' base64 spliced in: it holds nothing to escape
+    embedded = f'{{"meta":{script_json(meta)},"columns":"{base64.b64encode(columns).decode("ascii")}","traits":{script_json(traits)}}}'
     what = name or "a token stream"
     heading = title or f"{what} · Harmony replay"
     line = (f"A replay of {what}: {trace.tokens.size:,} tokens fed to the Harmony scanner {describe(trace.chunking)}, "
@@ -105,7 +103,7 @@ def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server
         f"<h3 style=\"margin:0 0 4px\" data-hv=\"page-title\">{html.escape(heading)}</h3>\n"
         f"<p class=\"hv-page-line\" data-hv=\"page-line\">{html.escape(line)}{' See also: ' + nav if nav else ''}</p>\n"
         "<div id=\"hv-app\"></div>\n"
-        f"<script type=\"application/json\" id=\"hv-data\">{script_json(embedded)}</script>\n"
+        f"<script type=\"application/json\" id=\"hv-data\">{embedded}</script>\n"
         f"<script>{js}</script>\n</body>\n</html>\n"
     )
 

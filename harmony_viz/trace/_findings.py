@@ -80,30 +80,44 @@ class _Steps:
         self.ends = [m.end for m in headers]
         self.ended = [m.step_ended for m in headers]
 
-    def of(self, tokens: tuple[int, int] | None) -> int:
-        if tokens is None:
-            return self.last
-        trace, (a, b) = self.trace, tokens
+    def of(self, spans: Sequence[tuple[int, int] | None]) -> list[int]:
+        """The step from which each span shows (one search of the steps for all of them)."""
+        trace, last = self.trace, self.last
         n = int(trace.tokens.size)
-        t = min(max(a, b - 1), n - 1)  # the last token of the span; an empty span's own token
-        if t < 0:
-            return self.last
+        out = [last] * len(spans)
+        rows, tokens = [], []
+        for j, span in enumerate(spans):
+            if span is None:
+                continue
+            a, b = span
+            t = min(max(a, b - 1), n - 1)  # the last token of the span; an empty span's own token
+            if t >= 0:
+                rows.append(j)
+                tokens.append(t)
+        if not rows:
+            return out
+        t = np.array(tokens, dtype=np.int64)
         if trace.unit == "chars":
-            unit_end, unit_t = int(trace.token_char_starts[t + 1]), int(trace.token_char_starts[t])
+            unit_end, unit_t = trace.token_char_starts[t + 1], trace.token_char_starts[t]
         else:
             unit_end, unit_t = t + 1, t
-        fed = min(int(np.searchsorted(trace.step_ends, unit_end, side="left")), self.last)
-        i = bisect.bisect_right(self.starts, unit_t) - 1
-        if i >= 0 and (self.ends[i] is None or unit_t < self.ends[i]):
-            ended = self.ended[i]
-            return max(fed, self.last if ended is None else ended)
-        return fed
+        fed = np.minimum(np.searchsorted(trace.step_ends, unit_end, side="left"), last)
+        starts, ends, ended = self.starts, self.ends, self.ended
+        for j, f, u in zip(rows, fed.tolist(), unit_t.tolist()):
+            i = bisect.bisect_right(starts, u) - 1
+            if i >= 0 and (ends[i] is None or u < ends[i]):
+                e = ended[i]
+                out[j] = max(f, last if e is None else e)
+            else:
+                out[j] = f
+        return out
 
 
 def place(trace: Trace, found: Iterable[tuple[Finding, str, tuple[int, int] | None]]) -> list[Placed]:
     """Place ``(finding, source, token span or None)`` triples of lenses other than the scanner (see the module docstring)."""
-    steps = _Steps(trace)
-    return [Placed(f.code, f.severity, f.message, source, span, steps.of(span)) for f, source, span in found]
+    found = list(found)
+    steps = _Steps(trace).of([span for _, _, span in found])
+    return [Placed(f.code, f.severity, f.message, source, span, step) for (f, source, span), step in zip(found, steps)]
 
 
 def merge(scanner: Sequence[Placed], others: Sequence[Placed]) -> list[Placed]:

@@ -23,6 +23,7 @@ import numpy as np
 from harmony_viz.findings import Unit
 from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageFold, MessageStart, Snapshot
 from harmony_viz.trace._chunking import Chunking, parse_chunking, text_chunks, token_chunks
+from harmony_viz.trace._gc import collecting_after
 
 if TYPE_CHECKING:
     from harmony_viz.trace._findings import Placed
@@ -44,6 +45,11 @@ class Step:
     snapshot: Snapshot
     flush: bool = False
 
+
+# A message's fields in order, and where those a scan of the whole stream sets differently sit among them.
+_MESSAGE_FIELDS = tuple(f.name for f in dataclasses.fields(Message))
+_message_fields = operator.attrgetter(*_MESSAGE_FIELDS)
+_TEXT, _SPANS, _OFFSETS, _STEP_STARTED, _STEP_ENDED = map(_MESSAGE_FIELDS.index, ("text", "spans", "offsets", "step_started", "step_ended"))
 
 # Every snapshot field but the position, which moves at every step and is kept apart.
 _STATE_FIELDS = tuple(f.name for f in dataclasses.fields(Snapshot) if f.name != "position")
@@ -82,11 +88,16 @@ class _Tokens:
     """The stream's distinct ids with their bytes and text, and each token as an index into them."""
 
     def __init__(self, ids: np.ndarray) -> None:
-        from harmony_viz.tokens import encoding
+        from harmony_viz.tokens import N_VOCAB, encoding
 
         enc = encoding()
-        self.ids, inverse = np.unique(ids, return_inverse=True)
-        self.inverse = inverse.reshape(-1)
+        # np.unique(ids, return_inverse=True) without its sort: ids are below N_VOCAB (checked by the caller)
+        seen = np.zeros(N_VOCAB, dtype=bool)
+        seen[ids] = True
+        self.ids = np.flatnonzero(seen).astype(ids.dtype)
+        where = np.zeros(N_VOCAB, dtype=np.intp)
+        where[self.ids] = np.arange(self.ids.size)
+        self.inverse = where[ids]
         self.bytes = [enc.decode_single_token_bytes(int(t)) for t in self.ids.tolist()]
         self.text = [b.decode("utf-8", errors="replace") for b in self.bytes]
 
@@ -96,14 +107,21 @@ class _Tokens:
 
 
 class _Recorder:
-    """Feeds a scanner and keeps what it reports as columns (see the module docstring)."""
+    """Feeds a scanner and keeps what it reports as columns (see the module docstring).
+
+    Deltas are numbered in stream order (``n_deltas``): those of a step fed through
+    :meth:`record` go to the four arrays, and each run of one-token body steps is kept as one
+    row (first delta, first step, first token, length, message) until :meth:`deltas` lays
+    them all out at once.
+    """
 
     def __init__(self, scanner: Any, unit_text: Any) -> None:
         self.scanner = scanner
         self.unit_text = unit_text  # (start, end) -> the text of that span of the input
         # 32-bit columns: no stream comes near 2**31 tokens or characters
-        self.ends = array("i", [0])
         self.d_step, self.d_message, self.d_start, self.d_end = array("i"), array("i"), array("i"), array("i")
+        self.n_deltas = 0
+        self.runs: list[tuple[int, int, int, int, int]] = []
         self.texts: dict[int, str] = {}
         self.kinds: dict[int, str] = {}
         self.rare: list[Rare] = []
@@ -118,19 +136,21 @@ class _Recorder:
         """Keep the events of a step and the scanner's state after it."""
         for e in events:
             if type(e) is ContentDelta:
-                i = len(self.d_step)
-                if self.unit_text(e.start, e.end) != e.text:
-                    self.texts[i] = e.text
-                if self.kind_of.get(e.message) != e.kind:
-                    self.kinds[i] = e.kind
+                i = self.n_deltas
+                self.n_deltas = i + 1
+                message, kind, text, start, stop = e
+                if self.unit_text(start, stop) != text:
+                    self.texts[i] = text
+                if self.kind_of.get(message) != kind:
+                    self.kinds[i] = kind
                 self.d_step.append(step)
-                self.d_message.append(e.message)
-                self.d_start.append(e.start)
-                self.d_end.append(e.end)
+                self.d_message.append(message)
+                self.d_start.append(start)
+                self.d_end.append(stop)
             else:
                 if type(e) is MessageStart:
                     self.kind_of[e.message] = e.kind
-                self.rare.append(Rare(step, len(self.d_step), e))
+                self.rare.append(Rare(step, self.n_deltas, e))
         snap = self.scanner.snapshot()
         state = _state_of(snap)
         if state != self.last_state:
@@ -139,36 +159,33 @@ class _Recorder:
             self.last_state = state
         if snap.position != end:
             self.positions[step] = snap.position
-        self.ends.append(end)
 
     def feed_tokens(self, ids: list[int], ends: Sequence[int]) -> None:
         """Feed the chunks ending at ``ends``; runs of one-token steps of body text go through ``Scanner.feed_each``."""
-        scanner, feed = self.scanner, self.scanner.feed
-        kind_of, kinds, out = self.kind_of, self.kinds, self.ends
+        scanner, feed, feed_each, record = self.scanner, self.scanner.feed, self.scanner.feed_each, self.record
+        kind_of, kinds, runs = self.kind_of, self.kinds, self.runs
         n_steps = len(ends)
+        # the chunks longer than one token, by number: one-token chunks from k run up to the next of them
+        longer: list[int] = [] if type(ends) is range else np.flatnonzero(np.diff(np.asarray(ends), prepend=0) != 1).tolist()
         k, start = 0, 0  # chunk k feeds ids[start:ends[k]] and is step k + 1
-        run = -1  # chunks k..run are one token each
+        stop = -1  # chunks k..stop - 1 are one token each
         while k < n_steps:
             end = ends[k]
             if end - start == 1 and scanner.hot:
                 # as many one-token steps as stay plain body text: one delta each, the state unchanged but its position
-                if run < k:
-                    run = k
-                    while run + 1 < n_steps and ends[run + 1] - ends[run] == 1:
-                        run += 1
-                n, message, kind = scanner.feed_each(ids, start, start + run - k + 1)
+                if stop <= k:
+                    i = bisect.bisect_right(longer, k)
+                    stop = longer[i] if i < len(longer) else n_steps
+                n, message, kind = feed_each(ids, start, start + stop - k)
                 if n:
-                    first = len(self.d_step)
-                    self.d_step.extend(range(k + 1, k + 1 + n))
-                    self.d_message.extend([message] * n)
-                    self.d_start.extend(range(start, start + n))
-                    self.d_end.extend(range(start + 1, start + n + 1))
-                    out.extend(range(start + 1, start + n + 1))
+                    first = self.n_deltas
+                    self.n_deltas = first + n
+                    runs.append((first, k + 1, start, n, message))
                     if kind_of.get(message) != kind:
                         kinds.update(dict.fromkeys(range(first, first + n), kind))
                     k, start = k + n, start + n
                     continue
-            self.record(k + 1, end, feed(ids[start:end]))
+            record(k + 1, end, feed(ids[start:end]))
             k, start = k + 1, end
 
     def feed_text(self, pieces: list[str]) -> None:
@@ -177,6 +194,25 @@ class _Recorder:
         for step, piece in enumerate(pieces, 1):
             end += len(piece)
             self.record(step, end, feed(piece))
+
+    def deltas(self) -> Deltas:
+        """The delta columns, the runs laid out between the deltas recorded one by one."""
+        singles = [np.frombuffer(a, dtype=np.int32) for a in (self.d_step, self.d_message, self.d_start, self.d_end)]
+        if not self.runs:
+            return Deltas(*singles, self.texts, self.kinds)
+        first, step, start, length, message = np.array(self.runs, dtype=np.int64).T
+        rows = np.repeat(np.arange(first.size), length)  # the run of each of its deltas
+        within = np.arange(rows.size) - np.repeat(np.cumsum(length) - length, length)  # its place in the run
+        at = first[rows] + within  # its number among all deltas
+        one_by_one = np.ones(self.n_deltas, dtype=bool)
+        one_by_one[at] = False
+        columns = []
+        for single, values in zip(singles, (step[rows] + within, message[rows], start[rows] + within, start[rows] + within + 1)):
+            column = np.empty(self.n_deltas, dtype=np.int32)
+            column[at] = values
+            column[one_by_one] = single
+            columns.append(column)
+        return Deltas(*columns, self.texts, self.kinds)
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,6 +239,7 @@ class Trace:
     _vocab: _Tokens = field(repr=False)
 
     @classmethod
+    @collecting_after
     def build(
         cls,
         tokens: Sequence[int] | np.ndarray,
@@ -230,7 +267,7 @@ class Trace:
         text: str | None = None
         if chunking.unit == "tokens":
             # the caller's list when it is one (ids as Python ints are 36 bytes each: not twice)
-            id_list = tokens if type(tokens) is list and ids.size and all(type(t) is int for t in tokens) else ids.tolist()
+            id_list = tokens if type(tokens) is list and ids.size and set(map(type, tokens)) == {int} else ids.tolist()
             vb, vt = vocab.bytes, vocab.text
             inverse = array("i")
             inverse.frombytes(vocab.inverse.astype(np.int32).tobytes())  # 4 bytes a token, read as Python ints
@@ -241,19 +278,21 @@ class Trace:
                 return b"".join([vb[i] for i in inverse[a:b]]).decode("utf-8", errors="replace")
 
             rec = _Recorder(scanner, unit_text)
-            rec.feed_tokens(id_list, token_chunks(len(id_list), chunking))
+            ends = token_chunks(len(id_list), chunking)
+            rec.feed_tokens(id_list, ends)
+            step_ends = np.zeros(len(ends) + 2, dtype=np.int32)
+            step_ends[1:-1] = ends
         else:
             per_token = vocab.per_token()
             text = b"".join(per_token).decode("utf-8", errors="replace")
             rec = _Recorder(scanner, lambda a, b: text[a:b])
-            rec.feed_text(text_chunks(text, per_token, chunking))
-        end = rec.ends[-1]
-        rec.record(len(rec.ends), end, scanner.flush())
-        deltas = Deltas(
-            np.frombuffer(rec.d_step, dtype=np.int32), np.frombuffer(rec.d_message, dtype=np.int32),
-            np.frombuffer(rec.d_start, dtype=np.int32), np.frombuffer(rec.d_end, dtype=np.int32), rec.texts, rec.kinds,
-        )
-        return cls(ids, chunking, text, role, np.frombuffer(rec.ends, dtype=np.int32), deltas, tuple(rec.rare),
+            pieces = text_chunks(text, per_token, chunking)
+            rec.feed_text(pieces)
+            step_ends = np.zeros(len(pieces) + 2, dtype=np.int32)
+            step_ends[1:-1] = np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)))
+        step_ends[-1] = step_ends[-2]  # the end of the stream feeds nothing
+        rec.record(step_ends.size - 1, int(step_ends[-1]), scanner.flush())
+        return cls(ids, chunking, text, role, step_ends, rec.deltas(), tuple(rec.rare),
                    tuple(rec.snap_steps), tuple(rec.snaps), rec.positions, vocab)
 
     @property
@@ -397,6 +436,72 @@ class Trace:
         """:attr:`messages` without their bodies (``text`` empty, no spans): every other field, at a fraction of the cost."""
         return self._fold(with_text=False)
 
+    def scanned_messages(self) -> list[Message]:
+        """The messages as one scan of the whole stream reads them (``scan(ids, role=...).messages``), for a token trace.
+
+        Chunking only cuts a body into more pieces (the scanner is chunk-safe: its events are
+        the same once adjacent deltas of one message are joined), so each body's deltas are
+        joined here where nothing but a step parts them: the same records, without a second scan.
+
+        >>> from harmony_viz.scanner import scan
+        >>> ids = [200006, 173781, 200005, 17196, 200008, 12194, 3274, 200007]
+        >>> Trace.build(ids, "token").scanned_messages() == scan(ids).messages
+        True
+        """
+        if self.unit != "tokens":
+            raise ValueError("scanned_messages is for token traces; a text trace's spans count characters")
+        d = self.deltas
+        headers = self.headers
+        n = len(d)
+        bodies: dict[int, tuple[str, tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
+        if n:
+            message, start, end = d.message, d.start, d.end
+            cut = np.ones(n, dtype=bool)  # a piece of the whole scan begins at this delta
+            cut[1:] = (message[1:] != message[:-1]) | (start[1:] != end[:-1])
+            after = np.fromiter((r.after for r in self.rare), dtype=np.int64, count=len(self.rare))
+            cut[after[after < n]] = True  # an event between two deltas parts them
+            firsts = np.flatnonzero(cut)
+            lasts = np.append(firsts[1:], n) - 1
+            # one-token deltas not rebuilt are their tokens' texts: a piece is those joined, the others' texts between
+            plain = end - start == 1
+            if d.texts:
+                plain[np.fromiter(d.texts, dtype=np.int64, count=len(d.texts))] = False
+            others = np.flatnonzero(~plain)
+            bounds = np.searchsorted(others, firsts).tolist() + [others.size]
+            others_list = others.tolist()
+            token_text = np.array(self._vocab.text, dtype=object)[self._vocab.inverse].tolist()
+            current, parts, spans, offsets, length = -1, [], [], [], 0
+            for k, (m, a, b) in enumerate(zip(message[firsts].tolist(), start[firsts].tolist(), end[lasts].tolist())):
+                if m != current:
+                    if current >= 0:
+                        bodies[current] = ("".join(parts), tuple(spans), tuple(offsets))
+                    current, parts, spans, offsets, length = m, [], [], [], 0
+                if bounds[k] == bounds[k + 1]:
+                    piece = "".join(token_text[a:b])
+                else:
+                    texts, at = [], a
+                    for i in others_list[bounds[k] : bounds[k + 1]]:
+                        s0, s1 = int(start[i]), int(end[i])
+                        texts.append("".join(token_text[at:s0]))
+                        text = d.texts.get(i)
+                        texts.append(self.unit_text(s0, s1) if text is None else text)
+                        at = s1
+                    texts.append("".join(token_text[at:b]))
+                    piece = "".join(texts)
+                parts.append(piece)
+                spans.append((a, b))
+                offsets.append(length)
+                length += len(piece)
+            bodies[current] = ("".join(parts), tuple(spans), tuple(offsets))
+        out = []
+        empty = ("", (), ())
+        for h in headers:
+            fields = list(_message_fields(h))
+            fields[_TEXT], fields[_SPANS], fields[_OFFSETS] = bodies.get(h.index, empty)
+            fields[_STEP_STARTED] = fields[_STEP_ENDED] = None  # a scan has no steps
+            out.append(Message(*fields))
+        return out
+
     def _fold(self, *, with_text: bool) -> tuple[Message, ...]:
         fold = MessageFold(self.unit)
         if with_text:
@@ -424,6 +529,7 @@ class Trace:
         picked = own[: int(np.searchsorted(d.step[own], last, side="right"))]
         return "".join(self.delta(int(i)).text for i in picked)
 
+    @collecting_after
     def to_payload(self, extra: Mapping[str, Sequence[int]] | None = None, *, findings: Sequence[Placed] | None = None,
                    findings_error: str | None = None) -> tuple[dict[str, Any], bytes]:
         """The trace as the browser reads it: JSON metadata and one buffer of binary columns (``extra`` ones too).

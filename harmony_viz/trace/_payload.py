@@ -95,6 +95,11 @@ class _Strings:
             self.items.append(value)
         return i
 
+    def all(self, values: Sequence[str | None]) -> list[int]:
+        """``[self(v) for v in values]``, each distinct value looked up once."""
+        codes = {v: self(v) for v in dict.fromkeys(values)}  # in the order they first come
+        return list(map(codes.__getitem__, values))
+
 
 def _jsonable(value: Any) -> Any:
     if isinstance(value, (str, int, float, bool)) or value is None:
@@ -137,35 +142,44 @@ def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None, findi
     cols.add("delta.len", ends - starts)
 
     events: dict[str, list[int]] = {"step": [], "after": [], "type": [], "message": [], "start": [], "len": [], "extra": []}
+    ev_step, ev_after, ev_type, ev_message, ev_start, ev_len, ev_extra = events.values()
     extras = _Strings()  # event-specific fields as interned JSON: most repeat (terminators, headers)
     extra_of: dict[Any, int] = {}  # the same fields seen before: no JSON written again
     for r in trace.rare:
         e = r.event
         kind = type(e)
-        names = _fields_of(kind)
-        values = tuple(getattr(e, f) for f in names)
-        fields = dict(zip(names, values))
-        events["step"].append(r.step)
-        events["after"].append(r.after)  # deltas before it: lets the browser interleave
-        events["type"].append(_EVENT_TYPES.index(kind.__name__))
-        # Diagnostic.message is its text, not a message index
-        message = fields.pop("message", None)
-        events["message"].append(message if type(message) is int else -1)
-        if type(message) is not int and message is not None:
-            fields["message"] = message
+        number, get, names, at = _shape_of(kind)
+        values = get(e)
+        ev_step.append(r.step)
+        ev_after.append(r.after)  # deltas before it: lets the browser interleave
+        ev_type.append(number)
+        key: Any = (kind, values)
+        if at >= 0:
+            # Diagnostic.message is its text, not a message index
+            message = values[at]
+            names, values = names[:at] + names[at + 1 :], values[:at] + values[at + 1 :]
+            if type(message) is int:
+                ev_message.append(message)
+                key = (kind, values)
+            else:
+                ev_message.append(-1)
+                key = (kind, values) if message is None else (kind, values, message)
+                if message is not None:
+                    names, values = (*names, "message"), (*values, message)
+        else:
+            ev_message.append(-1)
         start, end = e.start, e.end  # a Diagnostic's are its span's
-        events["start"].append(start)
-        events["len"].append(end - start)
-        key = (kind, *(v for f, v in fields.items()))
+        ev_start.append(start)
+        ev_len.append(end - start)
         try:
             index = extra_of.get(key)
         except TypeError:  # an unhashable value (parsed arguments): written every time
             key, index = None, None
         if index is None:
-            index = extras(json.dumps({f: _jsonable(v) for f, v in fields.items()}, ensure_ascii=False, sort_keys=True)) if fields else -1
+            index = extras(_EXTRA_JSON.encode({f: _jsonable(v) for f, v in zip(names, values)})) if names else -1
             if key is not None:
                 extra_of[key] = index
-        events["extra"].append(index)
+        ev_extra.append(index)
     for name in ("step", "after", "start"):
         cols.add(f"event.{name}", events[name], delta=True)
     for name in ("type", "message", "len", "extra"):
@@ -178,7 +192,7 @@ def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None, findi
     for f, values in _message_ints(trace, messages).items():
         cols.add(f"message.{f}", values)
     for f in _MESSAGE_STRS:
-        cols.add(f"message.{f}", [strings(getattr(m, f)) for m in messages])
+        cols.add(f"message.{f}", strings.all(list(map(attrgetter(f), messages))))
 
     snapshot_kinds = _snapshots(trace, cols, strings)
     findings_meta = _findings(cols, findings, findings_error)
@@ -235,21 +249,34 @@ def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str
             if positions is None:
                 kinds[name] = "fed"  # the usual case: position is what was fed, no column needed
                 continue
-            steps, values = _changes(range(len(positions)), positions.tolist())
+            steps, values = _changes(np.arange(positions.size), positions)
             cols.add(f"snap.{name}.step", steps, delta=True)
             cols.add(f"snap.{name}.value", values)
             kinds[name] = "int"
             continue
         values = list(map(attrgetter(name), snaps))
-        is_str = any(isinstance(v, str) for v in values) or all(v is None for v in values)
+        types = set(map(type, values))
+        is_str = str in types or types <= {type(None)}
         steps, kept = _changes(at, values)
         cols.add(f"snap.{name}.step", steps, delta=True)
-        cols.add(f"snap.{name}.value", [strings(v) for v in kept] if is_str else [int(v) for v in kept])
+        cols.add(f"snap.{name}.value", strings.all(kept) if is_str else [int(v) for v in kept])
         kinds[name] = "str" if is_str else "int"
     return kinds
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
+_SHAPES: dict[type, tuple[int, Any, tuple[str, ...], int]] = {}
+_EXTRA_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)  # json.dumps(..., ensure_ascii=False, sort_keys=True), made once
+
+
+def _shape_of(kind: type) -> tuple[int, Any, tuple[str, ...], int]:
+    """An event type's number, a getter of its own fields (as a tuple), their names, and where ``message`` is among them (-1: not)."""
+    shape = _SHAPES.get(kind)
+    if shape is None:
+        names = _fields_of(kind)
+        get = attrgetter(*names) if len(names) > 1 else (lambda e: tuple(getattr(e, f) for f in names))
+        shape = _SHAPES[kind] = (_EVENT_TYPES.index(kind.__name__), get, names, names.index("message") if "message" in names else -1)
+    return shape
 
 
 def _fields_of(kind: type) -> tuple[str, ...]:
@@ -260,10 +287,16 @@ def _fields_of(kind: type) -> tuple[str, ...]:
     return names
 
 
-def _changes(steps: Sequence[int], values: Sequence[Any]) -> tuple[list[int], list[Any]]:
+def _changes(steps: Sequence[int] | np.ndarray, values: Sequence[Any] | np.ndarray) -> tuple[list[int], list[Any]]:
     """The steps where ``values`` changed (the first always), and the new values."""
-    at = [0, *(i for i, (a, b) in enumerate(zip(values, values[1:]), 1) if a != b)] if values else []
-    return [steps[i] for i in at], [values[i] for i in at]
+    if not len(values):
+        return [], []
+    if not isinstance(values, np.ndarray):
+        values, items = np.empty(len(values), dtype=object), values
+        values[:] = items  # compared as Python objects, one by one in numpy's loop
+    at = np.flatnonzero(values[1:] != values[:-1]) + 1
+    at = np.concatenate(([0], at))
+    return np.asarray(steps)[at].tolist(), values[at].tolist()
 
 
 def _message_ints(trace: Trace, messages: Sequence[Message]) -> dict[str, np.ndarray]:
