@@ -3,7 +3,8 @@
 - Forcing: a GBNF grammar of token terms (``root ::= <[id]> …``) forces every id but a final stop
   token, which ``logit_bias`` pushes (inside a grammar it fails with HTTP 500). A stop token inside
   the stream ends generation there, so a replay goes up to the first one, and says so.
-- A grammar is refused when tools are declared, so a replay sends none, and says so in its notes.
+- A grammar is refused when tools are declared, so a replay sends none, and says so in its notes; a
+  ``response_format`` would replace the grammar with its own, so a replay sends none either.
 - Ids back: ``logprobs`` (Chat Completions: each token's ``id``).
 - Prompt: ``/apply-template`` (its chat template's text), then ``/tokenize`` with special tokens parsed.
 - Detected by ``/props`` (its build info).
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
 
 STOP_IDS = (200002, 200012)  # <|return|>, <|call|>: llama.cpp's end-of-generation tokens for gpt-oss
 NO_TOOLS_NOTE = "tools not sent: llama.cpp refuses a grammar with tools"
+# A response_format becomes llama.cpp's own grammar and replaces the forcing one: the answer is then sampled, not replayed.
+NO_FORMAT_NOTE = "response_format not sent: llama.cpp would replace the forcing grammar with the format's"
 
 
 def llama_grammar(ids: Sequence[int]) -> str:
@@ -40,7 +43,7 @@ class LlamaCpp(Engine):
     forcing = "a grammar of token ids (`<[id]>` terms), `logit_bias` for a final stop token"
     ids_back = "`logprobs` (chat; streamed only for tokens that make a delta)"
     prompt_via = "`/apply-template` + `/tokenize` (chat only)"
-    request_fields = "tools withheld (a grammar is refused with tools); replays stop at the first stop token"
+    request_fields = "tools and response_format withheld (a grammar is refused with tools, replaced by a format's); replays stop at the first stop token"
 
     def detect(self, probe: Probe) -> bool:
         props = probe.get("/props")
@@ -67,8 +70,11 @@ class LlamaCpp(Engine):
         withheld = bool(body.get("tools"))
         if withheld:
             notes.append(NO_TOOLS_NOTE)
-        plain = plain_body(body, ("tools", "tool_choice", "parallel_tool_calls"))
+        if body.get("response_format"):
+            notes.append(NO_FORMAT_NOTE)
+        plain = plain_body(body, ("tools", "tool_choice", "parallel_tool_calls", "response_format"))
         request = build_request(api, plain, model=model, max_tokens=len(forced), script=None, token_ids=False)
+        request["temperature"] = 0  # the grammar decides every token; a trivial sampler keeps a replay the same each time
         grammar_ids, bias = (forced[:-1], {str(forced[-1]): 100}) if forced and forced[-1] in STOP_IDS else (forced, {})
         extra: dict[str, Any] = dict(request.pop("extra_body", {}))
         if grammar_ids:
