@@ -49,6 +49,8 @@ def announcement(text: str) -> tuple[int, int] | None:
     # The last two sentences (within the last 400 characters): an announcement followed by
     # a closing remark still counts.
     window = max(len(stripped) - 400, 0)
+    if _ANNOUNCE_RE.search(stripped, window) is None:
+        return None  # none in the last 400 characters, so none in the last sentences either (most texts)
     ends = [m.end() for m in _SENTENCE_END_RE.finditer(stripped, window) if m.end() < len(stripped)]
     tail_start = ends[-2] if len(ends) >= 2 else window
     last = None
@@ -59,13 +61,18 @@ def announcement(text: str) -> tuple[int, int] | None:
 
 def fenced_blocks(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, inner text) of each fenced code block."""
+    if "```" not in text and "~~~" not in text:
+        return  # no fence at all (most texts): the pattern need not look
     for m in _FENCE_RE.finditer(text):
         yield m.start(), m.end(), m.group(2)
 
 
+_DECODER = json.JSONDecoder()  # raw_decode keeps no state: one for every text
+
+
 def json_objects(text: str) -> Iterator[tuple[int, int, Any]]:
     """Top-level JSON objects written in ``text``: (start, end, value)."""
-    decoder = json.JSONDecoder()
+    decoder = _DECODER
     i = text.find("{")
     while i >= 0:
         try:
@@ -108,5 +115,7 @@ def call_target(value: Any, tools: Iterable[Any] | None) -> str | None:
 
 def recipient_markup(text: str) -> Iterator[tuple[int, int, str]]:
     """``to=functions.x`` written in text: (start, end, recipient)."""
+    if "to=" not in text:
+        return  # most texts: the pattern need not look
     for m in _TO_RE.finditer(text):
         yield m.start(), m.end(), m.group(1)

@@ -18,6 +18,7 @@ from harmony_viz._replay._chips import fate_columns, logprob_columns
 from harmony_viz._replay._findings import Lints, stream_findings
 from harmony_viz._replay._steps import PRESETS, step_error
 from harmony_viz._static import asset_text
+from harmony_viz.trace._gc import collecting_after
 
 if TYPE_CHECKING:
     from harmony_viz.trace import Logprobs, Trace
@@ -28,6 +29,7 @@ def script_json(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
+@collecting_after
 def payload(trace: Trace, server: dict[str, Any] | None = None, *, prompt_tokens: int | None = None, tools: Any = None,
             lints: Lints | None = None, logprobs: Logprobs | None = None) -> tuple[dict[str, Any], bytes]:
     """What the browser reads, widget and page alike: the trace's columns and JSON, the data to build the API view

@@ -16,7 +16,7 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 import numpy as np
 
@@ -75,13 +75,15 @@ class Deltas:
         return int(self.step.size)
 
 
-@dataclass(frozen=True, slots=True)
-class Rare:
+class Rare(NamedTuple):
     """An event other than a content delta, with its step and the number of deltas before it."""
 
     step: int
     after: int
     event: Event
+
+
+_new_rare = tuple.__new__  # Rare(step, after, event) without the call through its __new__: one per rare event
 
 
 class _Tokens:
@@ -150,7 +152,7 @@ class _Recorder:
             else:
                 if type(e) is MessageStart:
                     self.kind_of[e.message] = e.kind
-                self.rare.append(Rare(step, self.n_deltas, e))
+                self.rare.append(_new_rare(Rare, (step, self.n_deltas, e)))
         snap = self.scanner.snapshot()
         state = _state_of(snap)
         if state != self.last_state:
@@ -161,9 +163,17 @@ class _Recorder:
             self.positions[step] = snap.position
 
     def feed_tokens(self, ids: list[int], ends: Sequence[int]) -> None:
-        """Feed the chunks ending at ``ends``; runs of one-token steps of body text go through ``Scanner.feed_each``."""
-        scanner, feed, feed_each, record = self.scanner, self.scanner.feed, self.scanner.feed_each, self.record
-        kind_of, kinds, runs = self.kind_of, self.kinds, self.runs
+        """Feed the chunks ending at ``ends``; runs of one-token steps of body text go through ``Scanner.feed_each``.
+
+        The other steps are :meth:`record`'s work, written out in the loop (a 131k-token
+        stream has about 10k of them: header tokens and stop tokens).
+        """
+        scanner = self.scanner
+        feed, feed_each, snapshot, unit_text = scanner.feed, scanner.feed_each, scanner.snapshot, self.unit_text
+        kind_of, kinds, texts, runs = self.kind_of, self.kinds, self.texts, self.runs
+        add_rare, add_snap_step, add_snap, positions = self.rare.append, self.snap_steps.append, self.snaps.append, self.positions
+        d_step, d_message, d_start, d_end = self.d_step.append, self.d_message.append, self.d_start.append, self.d_end.append
+        last_state, n_deltas = self.last_state, self.n_deltas
         n_steps = len(ends)
         # the chunks longer than one token, by number: one-token chunks from k run up to the next of them
         longer: list[int] = [] if type(ends) is range else np.flatnonzero(np.diff(np.asarray(ends), prepend=0) != 1).tolist()
@@ -178,15 +188,39 @@ class _Recorder:
                     stop = longer[i] if i < len(longer) else n_steps
                 n, message, kind = feed_each(ids, start, start + stop - k)
                 if n:
-                    first = self.n_deltas
-                    self.n_deltas = first + n
-                    runs.append((first, k + 1, start, n, message))
+                    runs.append((n_deltas, k + 1, start, n, message))
                     if kind_of.get(message) != kind:
-                        kinds.update(dict.fromkeys(range(first, first + n), kind))
+                        kinds.update(dict.fromkeys(range(n_deltas, n_deltas + n), kind))
+                    n_deltas += n
                     k, start = k + n, start + n
                     continue
-            record(k + 1, end, feed(ids[start:end]))
-            k, start = k + 1, end
+            k += 1  # the step number now
+            for e in feed(ids[start:end]):
+                if type(e) is ContentDelta:
+                    message, kind, text, a, b = e
+                    if unit_text(a, b) != text:
+                        texts[n_deltas] = text
+                    if kind_of.get(message) != kind:
+                        kinds[n_deltas] = kind
+                    d_step(k)
+                    d_message(message)
+                    d_start(a)
+                    d_end(b)
+                    n_deltas += 1
+                else:
+                    if type(e) is MessageStart:
+                        kind_of[e.message] = e.kind
+                    add_rare(_new_rare(Rare, (k, n_deltas, e)))
+            snap = snapshot()
+            state = _state_of(snap)
+            if state != last_state:
+                add_snap_step(k)
+                add_snap(snap)
+                last_state = state
+            if snap.position != end:
+                positions[k] = snap.position
+            start = end
+        self.last_state, self.n_deltas = last_state, n_deltas
 
     def feed_text(self, pieces: list[str]) -> None:
         feed = self.scanner.feed

@@ -240,9 +240,8 @@ def _findings(cols: _Columns, findings: Sequence[Placed], error: str | None) -> 
 def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str]:
     """Each snapshot field as two columns listing only the steps where it changed."""
     kinds: dict[str, str] = {}
-    changed_at = trace.snapshot_changes()
-    at = [k for k, _ in changed_at]
-    snaps = [snap for _, snap in changed_at]
+    at = np.asarray(trace._snap_steps)  # the steps where a field other than position changed, and the snapshots there
+    snaps = trace._snaps
     for name in _SNAPSHOT_FIELDS:
         if name == "position":
             positions = trace.positions()
@@ -254,10 +253,9 @@ def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str
             cols.add(f"snap.{name}.value", values)
             kinds[name] = "int"
             continue
-        values = list(map(attrgetter(name), snaps))
-        types = set(map(type, values))
+        steps, kept = _changes(at, list(map(attrgetter(name), snaps)))
+        types = set(map(type, kept))  # every value is among those kept (each first comes at a change)
         is_str = str in types or types <= {type(None)}
-        steps, kept = _changes(at, values)
         cols.add(f"snap.{name}.step", steps, delta=True)
         cols.add(f"snap.{name}.value", strings.all(kept) if is_str else [int(v) for v in kept])
         kinds[name] = "str" if is_str else "int"
