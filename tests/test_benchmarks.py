@@ -127,3 +127,25 @@ def test_linear_benchmark_rejects_bad_arguments(bad, why, capsys):
     with pytest.raises(SystemExit) as e:
         bench_linear.main(bad)
     assert e.value.code == 2 and why in capsys.readouterr().err
+
+
+def test_page_write_benchmark_prints_its_ratio_and_bytes_per_token(corpus_dir, capsys):
+    """Run small (one round, a 3,000-token page): the figures in their documented form, no speed or size asserted."""
+    from benchmarks import bench_page_write
+
+    ids, used, repeated = bench_page_write.context_stream(corpus_dir, 50_000)
+    pieces = bench_page_write.transcripts(corpus_dir)
+    assert len(ids) == 50_000 and not repeated and len({tuple(p) for p in pieces}) == len(pieces) > 100  # distinct, none twice
+    assert bench_page_write.main(["--corpus", str(corpus_dir), "--rounds", "1", "--tokens", "3000"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    num = r"[\d.]+"
+    assert re.fullmatch(r"text: 3,000 tokens, [\d,]+ characters, of \d+ distinct real transcripts back to back, none repeated", lines[0])
+    assert re.fullmatch(rf"page \({num} MB; one process, vocabulary loaded, CPU seconds, median of 1 interleaved rounds\): "
+                        rf"encode {num} s, replay\(text\)\.save_html {num} s", lines[1])
+    assert re.fullmatch(rf"  save_html / encode {num}x \(limit 8x\); (within limit|OVER LIMIT)", lines[2])
+    assert re.fullmatch(rf"  peak memory above the loaded vocabulary: {num} MB = \d+ B/token \(peak RSS of a fresh process, median of 1; limit 300\); "
+                        r"(within limit|OVER LIMIT)", lines[3])
+    assert len(lines) == 4
+    with pytest.raises(SystemExit) as e:
+        bench_page_write.main(["--tokens", "0"])
+    assert e.value.code == 2 and "--tokens 0: give at least 1" in capsys.readouterr().err

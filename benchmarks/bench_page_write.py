@@ -1,0 +1,204 @@
+"""Writing the page of a whole context (issue 28 item 8): ``replay(text).save_html`` against tiktoken's ``encode``.
+
+    python -m benchmarks.bench_page_write [--corpus ../shared/corpus] [--rounds 5] [--tokens 131072]
+
+The text is distinct real transcripts back to back, each once (the aldehir tool-calling
+trials' whole conversations, the ndurner walkthroughs, RAG samples and red-team runs, the
+unsloth and rft notebooks' outputs), cut at ``--tokens`` (gpt-oss's context by default). It
+is repeated only if the corpus holds fewer tokens, and the first line says so.
+
+Every figure is measured against a reference of the same run:
+
+- time: ``hv.replay(text).save_html(path)`` (reading the text, its trace, the lints, the
+  payload and the page written) against ``encode(text)`` of the same text, in one process with
+  the vocabulary loaded, CPU seconds, rounds interleaved, medians: the ratio's limit is 8;
+- memory: the peak RSS of a fresh process writing the page, above what it held once the
+  vocabulary was loaded and a small page written (imports and lookup tables), per token of
+  the page: limit 300 bytes. Median of up to three processes.
+
+Before (961790c's parent, a7478f8): 0.41 s against 0.025 s, 16x, about 300 B/token (the
+lints scanned the stream again, a full garbage collection walked the vocabulary's tables).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from benchmarks import checked_rounds, corpus_parser, find_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+CONTEXT = 131_072  # gpt-oss's context length, in tokens
+RATIO_LIMIT = 8.0
+MEMORY_LIMIT = 300  # bytes a token
+# A file every corpus has: find_corpus checks for it.
+HOLDING = "aldehir_tool_calling/cities_3_cot_true_trial-1.md"
+
+_MEMORY = """
+import gc, resource, sys
+
+def peak():
+    # this process's own high-water mark: Linux keeps the parent's in ru_maxrss across fork and exec
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+
+import harmony_viz as hv
+from harmony_viz.tokens import encoding
+encoding()
+text = open(sys.argv[1], encoding="utf-8").read()
+hv.replay("<|start|>user<|message|>Hi<|end|><|start|>assistant<|channel|>final<|message|>Hello<|return|>").save_html(sys.argv[2])
+gc.collect()
+base = peak()
+hv.replay(text).save_html(sys.argv[2])
+print(base, peak())
+"""
+
+
+def transcripts(corpus: Path) -> list[list[int]]:
+    """Every distinct real transcript of the corpus as token ids, in a fixed order (the same text is kept once)."""
+    from harmony_viz.runs import load_file
+    from harmony_viz.tokens import encoding
+
+    enc = encoding()
+    streams: list[list[int]] = []
+    for path in sorted((corpus / "aldehir_tool_calling").glob("*.md")):
+        run = load_file(path)[-1]  # a trial's last turn holds its whole conversation
+        streams.append([*run.prompt_token_ids, *run.completion_token_ids])
+    nd = corpus / "ndurner_gpt-oss-rt-run"
+    texts: list[str] = []
+    for stem in ("findings-tournament", "findings-rag"):
+        path = nd / f"{stem}.json"
+        if path.is_file():
+            texts += json.loads(path.read_text(encoding="utf-8"))["harmony_response_walkthroughs"]
+    for path in sorted(corpus.glob("*/*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and "output_text" in line:
+                texts.append(json.loads(line)["output_text"].rstrip())
+    runs = nd / "finding_5_outputs.zip"  # 160 red-team runs (finding5_runs/ holds 12 of them)
+    if runs.is_file():
+        with zipfile.ZipFile(runs) as z:
+            for name in sorted(z.namelist()):
+                if name.endswith(".json"):
+                    run = json.loads(z.read(name))
+                    if isinstance(run, dict) and isinstance(run.get("output_text"), str):
+                        texts.append(run["output_text"])
+    else:
+        texts += [json.loads(p.read_text(encoding="utf-8"))["output_text"] for p in sorted((nd / "finding5_runs").glob("*.json"))]
+    seen: set[str] = set()
+    for text in texts:
+        if text not in seen:
+            seen.add(text)
+            streams.append(enc.encode(text, allowed_special="all"))
+    return [s for s in streams if s]
+
+
+def context_stream(corpus: Path, n_tokens: int) -> tuple[list[int], int, bool]:
+    """``(ids, transcripts used, repeated)``: distinct transcripts back to back, each closed by a stop token, cut at ``n_tokens``."""
+    from harmony_viz.tokens import CALL, END, RETURN
+
+    pieces = transcripts(corpus)
+    if not pieces:
+        raise SystemExit(f"bench_page_write: no transcripts under {corpus}")
+    out: list[int] = []
+    used = 0
+    while len(out) < n_tokens:
+        ids = pieces[used % len(pieces)]
+        out.extend(ids if ids[-1] in (END, RETURN, CALL) else [*ids, END])  # runs may end mid-message
+        used += 1
+    return out[:n_tokens], min(used, len(pieces)), used > len(pieces)
+
+
+def _cpu(fn: Callable[[], object]) -> float:
+    t = time.process_time()
+    fn()
+    return time.process_time() - t
+
+
+def timing(text: str, rounds: int, page: Path) -> dict[str, float]:
+    """Median CPU seconds of ``encode(text)`` and ``replay(text).save_html(page)``, rounds interleaved."""
+    import harmony_viz as hv
+    from harmony_viz.tokens import encoding
+
+    enc = encoding()
+    hv.replay(text[:2000]).save_html(page)  # imports and lookup tables before timing
+    fns: dict[str, Callable[[], object]] = {
+        "encode": lambda: enc.encode(text, allowed_special="all"),
+        "save_html": lambda: hv.replay(text).save_html(page),
+    }
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(rounds):
+        for k, fn in fns.items():
+            times[k].append(_cpu(fn))
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def peak_memory(text_file: Path, page: Path, rounds: int) -> tuple[int, int]:
+    """``(base, peak)`` bytes of RSS of a fresh process writing the page (medians over ``rounds`` processes)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    bases, peaks = [], []
+    for _ in range(rounds):
+        done = subprocess.run([sys.executable, "-c", _MEMORY, str(text_file), str(page)], capture_output=True, text=True, env=env, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"bench_page_write: the memory run failed: {done.stderr.strip()[-500:]}")
+        base, peak = map(int, done.stdout.split()[-2:])
+        bases.append(base)
+        peaks.append(peak)
+    return int(statistics.median(bases)), int(statistics.median(peaks))
+
+
+def bench(ids: list[int], rounds: int) -> dict[str, float]:
+    """The figures for the page of ``ids``: seconds, the ratio, the page's size and its peak memory per token."""
+    from harmony_viz.tokens import encoding
+
+    text = encoding().decode(ids)
+    with tempfile.TemporaryDirectory() as tmp:
+        src, page = Path(tmp) / "context.txt", Path(tmp) / "page.html"
+        src.write_text(text, encoding="utf-8")
+        t = timing(text, rounds, page)
+        size = page.stat().st_size
+        base, peak = peak_memory(src, page, min(rounds, 3))
+    return {**t, "ratio": t["save_html"] / t["encode"] if t["encode"] > 0 else float("inf"), "bytes": size,
+            "base": base, "peak": peak, "per_token": max(0, peak - base) / len(ids), "chars": len(text)}
+
+
+def format_report(r: dict[str, float], n_tokens: int, used: int, repeated: bool, rounds: int) -> list[str]:
+    again = "; the corpus ran out: repeated" if repeated else ", none repeated"
+    ratio_ok = "within limit" if r["ratio"] <= RATIO_LIMIT else "OVER LIMIT"
+    memory_ok = "within limit" if r["per_token"] <= MEMORY_LIMIT else "OVER LIMIT"
+    return [
+        f"text: {n_tokens:,} tokens, {int(r['chars']):,} characters, of {used:,} distinct real transcripts back to back{again}",
+        f"page ({r['bytes'] / 1e6:.1f} MB; one process, vocabulary loaded, CPU seconds, median of {rounds} interleaved rounds): "
+        f"encode {r['encode']:.3f} s, replay(text).save_html {r['save_html']:.3f} s",
+        f"  save_html / encode {r['ratio']:.1f}x (limit {RATIO_LIMIT:.0f}x); {ratio_ok}",
+        f"  peak memory above the loaded vocabulary: {max(0, r['peak'] - r['base']) / 1e6:.1f} MB = {r['per_token']:.0f} B/token "
+        f"(peak RSS of a fresh process, median of {min(rounds, 3)}; limit {MEMORY_LIMIT}); {memory_ok}",
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = corpus_parser("bench_page_write", __doc__ or "", rounds=5)
+    parser.add_argument("--tokens", type=int, default=CONTEXT, metavar="N", help=f"length of the page's stream (default {CONTEXT:,}, gpt-oss's context)")
+    args = parser.parse_args(argv)
+    checked_rounds(parser, args.rounds)
+    if args.tokens < 1:
+        parser.error(f"--tokens {args.tokens}: give at least 1")
+    corpus = find_corpus(args.corpus, HOLDING, "bench_page_write")
+    ids, used, repeated = context_stream(corpus, args.tokens)
+    for line in format_report(bench(ids, args.rounds), len(ids), used, repeated, args.rounds):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
