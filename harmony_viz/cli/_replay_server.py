@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+
 from harmony_viz.cli._common import CLIError, command
 from harmony_viz.cli._engines import add_engine_options, engine_names, engine_options
 

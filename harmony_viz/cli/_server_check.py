@@ -57,7 +57,18 @@ def _saving(results, folder: str, request: dict):  # noqa: ANN001, ANN202
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.servers import APIS, CheckInputError, LaunchError, ServerError, check_captures, check_engine, check_streams, engines, format_result, read_request
+    from harmony_viz.servers import (
+        APIS,
+        CheckInputError,
+        LaunchError,
+        ServerError,
+        check_captures,
+        check_engine,
+        check_streams,
+        engines,
+        format_result,
+        read_request,
+    )
 
     try:
         apis = APIS if args.api == "all" else (args.api,)

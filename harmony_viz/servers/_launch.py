@@ -68,6 +68,19 @@ def package_version(python: str, *distributions: str) -> str | None:
     return out.splitlines()[0] if proc.returncode == 0 and out else None
 
 
+def find_venv_python(explicit: str | None, *, flag: str, env: str, module: str, venv: Path, hint: str) -> str:
+    """An engine's own Python: ``explicit`` (the option ``flag``), else ``$env``, else ``venv/bin/python``; each must import ``module``."""
+    for candidate, where in ((explicit, flag), (os.environ.get(env), env)):
+        if candidate:
+            if not imports(candidate, module):
+                raise LaunchError(f"{where}={candidate} cannot import {module}; {hint}")
+            return candidate
+    default = venv / "bin" / "python"
+    if default.is_file() and imports(str(default), module):
+        return str(default)
+    raise LaunchError(hint)
+
+
 def cache_root() -> Path:
     """``$HARMONY_VIZ_CACHE``, else ``$XDG_CACHE_HOME/harmony_viz``, else ``~/.cache/harmony_viz`` (as the install scripts)."""
     explicit = os.environ.get("HARMONY_VIZ_CACHE")

@@ -244,7 +244,7 @@ def _load_builtin() -> None:
     if not _loaded:
         _loaded = True
         # Imported for their register() calls.
-        import harmony_viz.servers.engines.vllm
+        import harmony_viz.servers.engines.gpt_oss  # noqa: F401
         import harmony_viz.servers.engines.llama_cpp
         import harmony_viz.servers.engines.sglang
-        import harmony_viz.servers.engines.gpt_oss  # noqa: F401
+        import harmony_viz.servers.engines.vllm

@@ -40,17 +40,9 @@ NO_IDS_NOTE = "the reference server returns no token ids: the ids are the ones f
 
 def find_gpt_oss_python(explicit: str | None = None, *, venv: Path = DEFAULT_VENV) -> str:
     """``explicit`` (``--gpt-oss-python``), else ``$HARMONY_VIZ_GPT_OSS_PYTHON``, else the install script's venv."""
-    from harmony_viz.servers._launch import LaunchError, imports
+    from harmony_viz.servers._launch import find_venv_python
 
-    for candidate, where in ((explicit, "--gpt-oss-python"), (os.environ.get("HARMONY_VIZ_GPT_OSS_PYTHON"), "HARMONY_VIZ_GPT_OSS_PYTHON")):
-        if candidate:
-            if not imports(candidate, "gpt_oss"):
-                raise LaunchError(f"{where}={candidate} cannot import gpt_oss; {INSTALL_HINT}")
-            return candidate
-    default = venv / "bin" / "python"
-    if default.is_file() and imports(str(default), "gpt_oss"):
-        return str(default)
-    raise LaunchError(INSTALL_HINT)
+    return find_venv_python(explicit, flag="--gpt-oss-python", env="HARMONY_VIZ_GPT_OSS_PYTHON", module="gpt_oss", venv=venv, hint=INSTALL_HINT)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import codecs
 import json
-import os
 import re
 import subprocess
 from collections.abc import Iterator, Sequence
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from harmony_viz.servers._check import CheckResult, check_answer, read_stream, with_stream_final
-from harmony_viz.servers._launch import LaunchError, imports
+from harmony_viz.servers._launch import LaunchError, find_venv_python
 from harmony_viz.servers.engines import Engine, register
 
 SGLANG_RUNNER = Path(__file__).resolve().parents[1] / "sglang_runner.py"
@@ -46,15 +45,7 @@ RUN_TIMEOUT_S = 600
 
 def find_sglang_python(explicit: str | None = None, *, venv: Path = DEFAULT_VENV) -> str:
     """``explicit`` (``--sglang-python``), else ``$HARMONY_VIZ_SGLANG_PYTHON``, else the install script's venv (``venv``, ``.venv-sglang``)."""
-    for candidate, where in ((explicit, "--sglang-python"), (os.environ.get("HARMONY_VIZ_SGLANG_PYTHON"), "HARMONY_VIZ_SGLANG_PYTHON")):
-        if candidate:
-            if not imports(candidate, "sglang"):
-                raise LaunchError(f"{where}={candidate} cannot import sglang; {INSTALL_HINT}")
-            return candidate
-    default = venv / "bin" / "python"
-    if default.is_file() and imports(str(default), "sglang"):
-        return str(default)
-    raise LaunchError(INSTALL_HINT)
+    return find_venv_python(explicit, flag="--sglang-python", env="HARMONY_VIZ_SGLANG_PYTHON", module="sglang", venv=venv, hint=INSTALL_HINT)
 
 
 @dataclass(frozen=True)
