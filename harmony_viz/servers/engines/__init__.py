@@ -245,6 +245,6 @@ def _load_builtin() -> None:
         _loaded = True
         # Imported for their register() calls.
         import harmony_viz.servers.engines.gpt_oss  # noqa: F401
-        import harmony_viz.servers.engines.llama_cpp
-        import harmony_viz.servers.engines.sglang
-        import harmony_viz.servers.engines.vllm
+        import harmony_viz.servers.engines.llama_cpp  # noqa: F401
+        import harmony_viz.servers.engines.sglang  # noqa: F401
+        import harmony_viz.servers.engines.vllm  # noqa: F401
