@@ -249,7 +249,7 @@ def test_a_text_trace_has_no_scanned_messages(enc) -> None:
 def test_the_collector_waits_while_a_trace_is_built_and_runs_as_before_after() -> None:
     import gc
 
-    from harmony_viz.trace._gc import collecting_after
+    from harmony_viz.trace import collecting_after
 
     seen = []
     probe = collecting_after(lambda fail=False: seen.append(gc.isenabled()) or (1 / 0 if fail else "done"))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from harmony_viz._replay._steps import tokens_fed
 from harmony_viz.projections import Projector, open_parts
 from harmony_viz.scanner import MessageStart, ToolCallEnd
-from harmony_viz.trace._gc import collecting_after
+from harmony_viz.trace import collecting_after
 
 if TYPE_CHECKING:
     from harmony_viz.trace import Trace

@@ -21,8 +21,7 @@ from typing import Any
 
 from harmony_viz.findings import Finding, Span
 from harmony_viz.scanner import Diagnostic
-from harmony_viz.trace import Placed, Trace, merge, place, scanner_findings
-from harmony_viz.trace._gc import collecting_after
+from harmony_viz.trace import Placed, Trace, collecting_after, merge, place, scanner_findings
 
 
 class Lints:

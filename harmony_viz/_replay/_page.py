@@ -18,7 +18,7 @@ from harmony_viz._replay._chips import fate_columns, logprob_columns
 from harmony_viz._replay._findings import Lints, stream_findings
 from harmony_viz._replay._steps import PRESETS, step_error
 from harmony_viz._static import asset_text
-from harmony_viz.trace._gc import collecting_after
+from harmony_viz.trace import collecting_after
 
 if TYPE_CHECKING:
     from harmony_viz.trace import Logprobs, Trace

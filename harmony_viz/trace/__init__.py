@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from harmony_viz.trace._chunking import CHUNKINGS, Chunking, describe, parse_chunking, text_chunks, token_chunks
 from harmony_viz.trace._findings import SOURCES, Placed, merge, place, scanner_findings
+from harmony_viz.trace._gc import collecting_after
 from harmony_viz.trace._logprobs import Logprobs
 from harmony_viz.trace._model import Step, Steps, Trace
 from harmony_viz.trace._payload import FORMAT_VERSION
@@ -18,6 +19,7 @@ __all__ = [
     "Step",
     "Steps",
     "Trace",
+    "collecting_after",
     "describe",
     "merge",
     "parse_chunking",
