@@ -2,7 +2,8 @@
 
 Each function returns a ``plotly.graph_objects.Figure`` that you can restyle
 (``fig.update_layout(...)``, ``fig.update_traces(...)``) before showing or saving it.
-Colours are the Okabe–Ito palette, which stays distinct for colour-blind readers.
+Colours are harmony_viz's one palette (``harmony_viz/palette.json``, Okabe–Ito: distinct for
+colour-blind readers): a kind is drawn here in the colour the replay gives its chips.
 
 At scale, the chart functions also take a rows Parquet file (``stats --parquet``), a
 folder of Parquet parts (``--engine ray``) or a DuckDB relation: they aggregate in DuckDB
@@ -22,6 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harmony_viz.palette import KIND_COLOURS as _PALETTE_KINDS
+from harmony_viz.palette import SEVERITY_COLOURS as _PALETTE_SEVERITIES
 from harmony_viz.runs import Run, RunUsage
 
 if TYPE_CHECKING:
@@ -43,15 +46,9 @@ __all__ = [
 
 # Output kinds in stacking order (the model's thinking first, its answer last).
 STACK_KINDS = ("reasoning", "preamble", "tool_call", "final", "other")
-KIND_COLOURS = {
-    "reasoning": "#0072B2",
-    "preamble": "#E69F00",
-    "tool_call": "#009E73",
-    "final": "#CC79A7",
-    "tool_result": "#56B4E9",
-    "other": "#999999",
-}
-SEVERITY_COLOURS = {"error": "#D55E00", "warning": "#E69F00", "info": "#56B4E9"}
+# harmony_viz/palette.json's: each kind and severity in the colour the replay draws it in
+KIND_COLOURS = dict(_PALETTE_KINDS)
+SEVERITY_COLOURS = dict(_PALETTE_SEVERITIES)
 
 
 def token_shares(runs: Any, *, unit: str = "tokens", by: str | None = None) -> go.Figure:
