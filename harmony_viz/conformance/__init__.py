@@ -13,6 +13,6 @@ This package sits below ``servers``: it imports ``tokens`` and nothing else of t
 ('clean', 'answer', (200005, 17196, 200008, 13225, 13, 200002))
 """
 
-from harmony_viz.conformance._case import FORMAT, SCHEMA_PATH, SUITE_DIR, Case, SuiteError, case_from_json, load_suite, read_cases, schema, select
+from harmony_viz.conformance._case import FORMAT, KNOWN_DIR, SCHEMA_PATH, SUITE_DIR, Case, SuiteError, case_from_json, load_suite, read_cases, schema, select
 
-__all__ = ["FORMAT", "SCHEMA_PATH", "SUITE_DIR", "Case", "SuiteError", "case_from_json", "load_suite", "read_cases", "schema", "select"]
+__all__ = ["FORMAT", "KNOWN_DIR", "SCHEMA_PATH", "SUITE_DIR", "Case", "SuiteError", "case_from_json", "load_suite", "read_cases", "schema", "select"]

@@ -21,6 +21,7 @@ FORMAT = 1
 PACKAGE_DIR = Path(__file__).resolve().parent
 SCHEMA_PATH = PACKAGE_DIR / "schema.json"
 SUITE_DIR = PACKAGE_DIR / "suite"
+KNOWN_DIR = PACKAGE_DIR / "known"  # the divergences measured on the shipped suite, one JSON-lines file an engine
 
 Kind = Literal["answer", "prompt"]
 KINDS: tuple[Kind, ...] = ("answer", "prompt")

@@ -1,0 +1,61 @@
+"""The whole shipped suite through llama.cpp, SGLang's parser and the reference server, against the shipped known divergences.
+
+Every result must be pass, known or not served: a new failure (a regression, or a change in
+what an engine does) or a fixed divergence fails this test, as it fails an engine's CI.
+The known divergences were written from the real runs of docs/conformance/reports/.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harmony_viz.cli import main
+from harmony_viz.conformance import KNOWN_DIR, load_suite
+
+pytestmark = pytest.mark.server
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _sglang_or_skip() -> None:
+    import _server
+
+    if not (ROOT / ".venv-sglang" / "bin" / "python").is_file():
+        _server._unavailable("no SGLang parser venv: run scripts/install-sglang-parser.sh")
+
+
+def test_the_shipped_known_divergences_are_valid_and_name_real_cases() -> None:
+    from harmony_viz.servers import engines, read_known
+
+    ids = {c.id for c in load_suite()}
+    files = sorted(KNOWN_DIR.glob("*.jsonl"))
+    assert {f.stem for f in files} == {"llama.cpp", "sglang", "gpt-oss"}
+    for f in files:
+        known = read_known(f)
+        assert known, f
+        assert {k.engine for k in known.values()} == {f.stem} and f.stem in engines.names()
+        assert {k.case for k in known.values()} <= ids
+        assert all(k.codes and k.reason for k in known.values())
+
+
+def test_the_whole_suite_holds_against_the_known_divergences(llama_server, gpt_oss_server, tmp_path: Path,  # noqa: ANN001
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    _sglang_or_skip()
+    known = tmp_path / "known.jsonl"
+    known.write_text("".join(f.read_text() for f in sorted(KNOWN_DIR.glob("*.jsonl"))))
+    report, junit, html = tmp_path / "r.json", tmp_path / "r.xml", tmp_path / "r.html"
+    rc = main(["conformance", "--llama-cpp", llama_server.url, "--sglang", "--gpt-oss", gpt_oss_server.url, "--known", str(known),
+               "--json", str(report), "--junit", str(junit), "--html", str(html)])
+    out = capsys.readouterr().out
+    got = json.loads(report.read_text())
+    bad = [(r["case"], r["engine"], r["api"], r["status"], r["codes"]) for r in got["results"] if r["status"] not in ("pass", "known", "not-served")]
+    assert rc == 0 and bad == [], (bad[:20], out[-2000:])
+    suite = load_suite()
+    n, answers = len(suite), sum(c.kind == "answer" for c in suite)
+    assert got["summary"]["total"] == 3 * (4 * answers + (n - answers))  # per engine: 4 APIs an answer case, the prompt a prompt case
+    assert {e["name"] for e in got["engines"]} == {"llama.cpp", "sglang", "gpt-oss"}
+    assert all(e["version"] for e in got["engines"])
+    assert junit.read_text().count("<testcase ") == got["summary"]["total"]
+    assert html.read_text().count('data-hv="case"') == n
