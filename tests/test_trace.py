@@ -241,6 +241,22 @@ def test_scanned_messages_of_any_token_stream(ids: list[int], spec: str) -> None
     assert Trace.build(ids, spec).scanned_messages() == scan(ids).messages
 
 
+@pytest.mark.parametrize("spec", ["token", "every:3", "chars:7", "server"])
+def test_headers_are_the_message_fold_of_the_rare_events(enc, corpus_dir, spec: str) -> None:
+    """The trace folds its headers itself (one record a message, made in one call): MessageFold's records, field for field."""
+    from harmony_viz.scanner import MessageFold
+
+    texts = [XSS_TEXT, finding5(corpus_dir, "cyberthreat-17"), finding5(corpus_dir, "cyberthreat-33"), rft(corpus_dir, 1),
+             '<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1', "<|start|>assistant<|channel|>fin"]
+    for text in texts:
+        for role in (None, "assistant"):
+            trace = Trace.build(enc.encode(text, allowed_special="all"), spec, role=role)
+            fold = MessageFold(trace.unit)
+            for r in trace.rare:
+                fold.add(r.event, r.step)
+            assert trace.headers == tuple(fold.messages(include_open=True)), text[:60]
+
+
 def test_a_text_trace_has_no_scanned_messages(enc) -> None:
     with pytest.raises(ValueError, match="for token traces"):
         Trace.build(enc.encode("<|start|>user<|message|>Hi<|end|>", allowed_special="all"), "chars:3").scanned_messages()

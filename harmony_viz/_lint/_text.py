@@ -31,6 +31,10 @@ _ANNOUNCE_RE = re.compile(
     r"(?:run|check|call|look(?:\s+(?:it\s+)?up)?|search|fetch|query|execute|open|invoke|use the|look into|pull up|grab|browse|retrieve|compute|calculate|verify)\b",
     re.I,
 )
+# What every phrase _ANNOUNCE_RE matches holds (lowered): one of its openings and one of its verbs.
+_ANNOUNCE_STARTS = ("let me", "let's", "i'll", "i will", "i am going to", "i'm going to", "i'm gonna")
+_ANNOUNCE_VERBS = ("run", "check", "call", "look", "search", "fetch", "query", "execute", "open", "invoke", "use the", "pull up", "grab",
+                   "browse", "retrieve", "compute", "calculate", "verify")
 _SENTENCE_END_RE = re.compile(r"[.!?](?:\s+|$)|\n+")
 _FENCE_RE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
 _TO_RE = re.compile(r"\bto=((?:functions|browser|container)\.[A-Za-z0-9_.-]+|python)\b")
@@ -49,6 +53,11 @@ def announcement(text: str) -> tuple[int, int] | None:
     # The last two sentences (within the last 400 characters): an announcement followed by
     # a closing remark still counts.
     window = max(len(stripped) - 400, 0)
+    tail = stripped[window:]
+    if tail.isascii():  # ASCII: lower() is the pattern's IGNORECASE, so a phrase it matches holds these words, lowered
+        lowered = tail.lower()
+        if not any(w in lowered for w in _ANNOUNCE_VERBS) or not any(w in lowered for w in _ANNOUNCE_STARTS):
+            return None
     if _ANNOUNCE_RE.search(stripped, window) is None:
         return None  # none in the last 400 characters, so none in the last sentences either (most texts)
     ends = [m.end() for m in _SENTENCE_END_RE.finditer(stripped, window) if m.end() < len(stripped)]

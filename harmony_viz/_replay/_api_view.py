@@ -22,8 +22,18 @@ from harmony_viz.trace import collecting_after
 if TYPE_CHECKING:
     from harmony_viz.trace import Trace
 
-# json.dumps(obj, ensure_ascii=False), its encoder made once
-_PART_JSON = json.JSONEncoder(ensure_ascii=False).encode
+
+def _part_json() -> Any:
+    """``json.dumps(obj, ensure_ascii=False)``, its C encoder made once (not once a call): a page has a part a message."""
+    from json import encoder
+
+    if encoder.c_make_encoder is None:
+        return json.JSONEncoder(ensure_ascii=False).encode
+    make = encoder.c_make_encoder(None, json.JSONEncoder().default, encoder.encode_basestring, None, ": ", ", ", False, False, True)
+    return lambda obj: "".join(make(obj, 0))
+
+
+_PART_JSON = _part_json()
 
 # (name, object, legacy_vllm): the correct server and vLLM before its preamble fix, side by side
 FLAVOURS = (("chat", "chat", False), ("responses", "responses", False),

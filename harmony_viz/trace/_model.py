@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, overload
 import numpy as np
 
 from harmony_viz.findings import Unit
-from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageFold, MessageStart, Snapshot
+from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageEnd, MessageFold, MessageStart, Snapshot, ToolCallEnd, ToolCallStart
 from harmony_viz.trace._chunking import Chunking, parse_chunking, text_chunks, token_chunks
 from harmony_viz.trace._gc import collecting_after
 
@@ -50,6 +50,10 @@ class Step:
 _MESSAGE_FIELDS = tuple(f.name for f in dataclasses.fields(Message))
 _message_fields = operator.attrgetter(*_MESSAGE_FIELDS)
 _TEXT, _SPANS, _OFFSETS, _STEP_STARTED, _STEP_ENDED = map(_MESSAGE_FIELDS.index, ("text", "spans", "offsets", "step_started", "step_ended"))
+(_INDEX, _ROLE, _NAME, _RECIPIENT, _CHANNEL, _CONTENT_TYPE, _KIND, _START, _HEADER_END, _UNIT, _CALL_ID, _TOOL_NAME, _ARGUMENTS, _PARSED,
+ _ARGUMENTS_ERROR, _TERMINATOR, _STOP_START, _END) = map(_MESSAGE_FIELDS.index, (
+    "index", "role", "name", "recipient", "channel", "content_type", "kind", "start", "header_end", "unit", "call_id", "tool_name",
+    "arguments", "parsed", "arguments_error", "terminator", "stop_start", "end"))
 
 # Every snapshot field but the position, which moves at every step and is kept apart.
 _STATE_FIELDS = tuple(f.name for f in dataclasses.fields(Snapshot) if f.name != "position")
@@ -100,8 +104,8 @@ class _Tokens:
         where = np.zeros(N_VOCAB, dtype=np.intp)
         where[self.ids] = np.arange(self.ids.size)
         self.inverse = where[ids]
-        self.bytes = [enc.decode_single_token_bytes(int(t)) for t in self.ids.tolist()]
-        self.text = [b.decode("utf-8", errors="replace") for b in self.bytes]
+        self.bytes = list(map(enc.decode_single_token_bytes, self.ids.tolist()))
+        self.text = [b.decode("utf-8", "replace") for b in self.bytes]
 
     def per_token(self) -> list[bytes]:
         vb = self.bytes
@@ -235,13 +239,16 @@ class _Recorder:
         if not self.runs:
             return Deltas(*singles, self.texts, self.kinds)
         first, step, start, length, message = np.array(self.runs, dtype=np.int64).T
-        rows = np.repeat(np.arange(first.size), length)  # the run of each of its deltas
-        within = np.arange(rows.size) - np.repeat(np.cumsum(length) - length, length)  # its place in the run
-        at = first[rows] + within  # its number among all deltas
+        # the k-th delta of all runs is delta `within`-th of its run: each column is a run's first value plus `within`,
+        # that is k plus (first value - the deltas of the runs before)
+        before = np.cumsum(length) - length
+        k = np.arange(int(length.sum()))
+        at = k + np.repeat(first - before, length)  # its number among all deltas
+        starts = k + np.repeat(start - before, length)
         one_by_one = np.ones(self.n_deltas, dtype=bool)
         one_by_one[at] = False
         columns = []
-        for single, values in zip(singles, (step[rows] + within, message[rows], start[rows] + within, start[rows] + within + 1)):
+        for single, values in zip(singles, (k + np.repeat(step - before, length), np.repeat(message, length), starts, starts + 1)):
             column = np.empty(self.n_deltas, dtype=np.int32)
             column[at] = values
             column[one_by_one] = single
@@ -290,7 +297,13 @@ class Trace:
         from harmony_viz.tokens import N_VOCAB, check_ids
 
         chunking = parse_chunking(chunking)
-        ids = np.asarray(tokens, dtype=np.int64)
+        packed = None
+        if type(tokens) is list:
+            try:
+                packed = array("q", tokens)  # integers only (anything with __index__), in one pass
+            except (TypeError, OverflowError):
+                pass  # floats, nested lists, huge numbers: numpy says what is wrong, as for any other sequence
+        ids = np.frombuffer(packed, dtype=np.int64) if packed is not None else np.asarray(tokens, dtype=np.int64)
         if ids.ndim != 1:
             raise ValueError(f"tokens must be a flat list of ids, got an array of shape {ids.shape}")
         if ids.size and (ids.min() < 0 or ids.max() >= N_VOCAB):
@@ -300,8 +313,8 @@ class Trace:
         scanner = Scanner(role=role) if role is not None else Scanner()
         text: str | None = None
         if chunking.unit == "tokens":
-            # the caller's list when it is one (ids as Python ints are 36 bytes each: not twice)
-            id_list = tokens if type(tokens) is list and ids.size and set(map(type, tokens)) == {int} else ids.tolist()
+            # the caller's list when it is one of integers (ids as Python ints are 36 bytes each: not twice)
+            id_list = tokens if packed is not None and ids.size else ids.tolist()
             vb, vt = vocab.bytes, vocab.text
             inverse = array("i")
             inverse.frombytes(vocab.inverse.astype(np.int32).tobytes())  # 4 bytes a token, read as Python ints
@@ -315,7 +328,7 @@ class Trace:
             ends = token_chunks(len(id_list), chunking)
             rec.feed_tokens(id_list, ends)
             step_ends = np.zeros(len(ends) + 2, dtype=np.int32)
-            step_ends[1:-1] = ends
+            step_ends[1:-1] = np.arange(1, len(ends) + 1) if type(ends) is range else ends  # a range, item by item, costs 15 ms at 131k
         else:
             per_token = vocab.per_token()
             text = b"".join(per_token).decode("utf-8", errors="replace")
@@ -537,14 +550,44 @@ class Trace:
         return out
 
     def _fold(self, *, with_text: bool) -> tuple[Message, ...]:
+        if not with_text:
+            return self._fold_headers()
         fold = MessageFold(self.unit)
-        if with_text:
-            for k, e in self._stepped_events(0, self.n_steps - 1):
-                fold.add(e, k)
-        else:
-            for r in self.rare:
-                fold.add(r.event, r.step)
+        for k, e in self._stepped_events(0, self.n_steps - 1):
+            fold.add(e, k)
         return tuple(fold.messages(include_open=True))
+
+    def _fold_headers(self) -> tuple[Message, ...]:
+        """``MessageFold`` over the rare events (no bodies: text empty, no spans), each record made in one call."""
+        unit = self.unit
+        open_: dict[int, list[Any]] = {}
+        done: list[Message] = []
+        for step, _, e in self.rare:
+            kind = type(e)
+            if kind is MessageStart:
+                fields = [None] * len(_MESSAGE_FIELDS)
+                (fields[_INDEX], fields[_ROLE], fields[_NAME], fields[_RECIPIENT], fields[_CHANNEL], fields[_CONTENT_TYPE], fields[_KIND],
+                 fields[_START], fields[_HEADER_END]) = e.message, e.role, e.name, e.recipient, e.channel, e.content_type, e.kind, e.start, e.end
+                fields[_TEXT], fields[_SPANS], fields[_OFFSETS], fields[_UNIT], fields[_STEP_STARTED] = "", (), (), unit, step
+                open_[e.message] = fields
+            elif kind is ToolCallStart:
+                fields = open_.get(e.message)
+                if fields is not None:
+                    fields[_CALL_ID], fields[_TOOL_NAME] = e.call_id, e.name
+            elif kind is ToolCallEnd:
+                fields = open_.get(e.message)
+                if fields is not None:
+                    fields[_CALL_ID], fields[_TOOL_NAME], fields[_ARGUMENTS], fields[_PARSED], fields[_ARGUMENTS_ERROR] = (
+                        e.call_id, e.name, e.arguments, e.parsed, e.error)
+            elif kind is MessageEnd:
+                fields = open_.pop(e.message, None)
+                if fields is not None:
+                    fields[_TERMINATOR], fields[_STOP_START], fields[_END], fields[_STEP_ENDED] = e.terminator, e.start, e.end, step
+                    done.append(Message(*fields))
+        if open_:  # still open at the end (none after a flush): no end, as MessageFold.messages(include_open=True) gives them
+            done.extend(Message(*fields) for fields in open_.values())
+            done.sort(key=operator.attrgetter("index"))
+        return tuple(done)
 
     @cached_property
     def _deltas_by_message(self) -> tuple[np.ndarray, np.ndarray]:
