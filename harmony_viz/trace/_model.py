@@ -55,8 +55,9 @@ _TEXT, _SPANS, _OFFSETS, _STEP_STARTED, _STEP_ENDED = map(_MESSAGE_FIELDS.index,
     "index", "role", "name", "recipient", "channel", "content_type", "kind", "start", "header_end", "unit", "call_id", "tool_name",
     "arguments", "parsed", "arguments_error", "terminator", "stop_start", "end"))
 
-# Every snapshot field but the position, which moves at every step and is kept apart.
+# Every snapshot field but the position, which moves at every step and is kept apart (it is the last field).
 _STATE_FIELDS = tuple(f.name for f in dataclasses.fields(Snapshot) if f.name != "position")
+assert dataclasses.fields(Snapshot)[-1].name == "position"
 _state_of = operator.attrgetter(*_STATE_FIELDS)
 
 
@@ -132,10 +133,11 @@ class _Recorder:
         self.kinds: dict[int, str] = {}
         self.rare: list[Rare] = []
         self.kind_of: dict[int, str] = {}
-        first = scanner.snapshot()
+        first = _state_of(scanner.snapshot())
         self.snap_steps: list[int] = [0]
-        self.snaps: list[Snapshot] = [first]
-        self.last_state = _state_of(first)
+        # the state (every field but position) where it changed: plain tuples, made Snapshots again when a step is read
+        self.states: list[tuple[Any, ...]] = [first]
+        self.last_state = first
         self.positions: dict[int, int] = {}
 
     def record(self, step: int, end: int, events: list[Event]) -> None:
@@ -161,7 +163,7 @@ class _Recorder:
         state = _state_of(snap)
         if state != self.last_state:
             self.snap_steps.append(step)
-            self.snaps.append(snap)
+            self.states.append(state)
             self.last_state = state
         if snap.position != end:
             self.positions[step] = snap.position
@@ -175,7 +177,7 @@ class _Recorder:
         scanner = self.scanner
         feed, feed_each, snapshot, unit_text = scanner.feed, scanner.feed_each, scanner.snapshot, self.unit_text
         kind_of, kinds, texts, runs = self.kind_of, self.kinds, self.texts, self.runs
-        add_rare, add_snap_step, add_snap, positions = self.rare.append, self.snap_steps.append, self.snaps.append, self.positions
+        add_rare, add_snap_step, add_state, positions = self.rare.append, self.snap_steps.append, self.states.append, self.positions
         d_step, d_message, d_start, d_end = self.d_step.append, self.d_message.append, self.d_start.append, self.d_end.append
         last_state, n_deltas = self.last_state, self.n_deltas
         n_steps = len(ends)
@@ -219,7 +221,7 @@ class _Recorder:
             state = _state_of(snap)
             if state != last_state:
                 add_snap_step(k)
-                add_snap(snap)
+                add_state(state)
                 last_state = state
             if snap.position != end:
                 positions[k] = snap.position
@@ -275,7 +277,7 @@ class Trace:
     deltas: Deltas = field(repr=False)
     rare: tuple[Rare, ...] = field(repr=False)
     _snap_steps: tuple[int, ...] = field(repr=False)
-    _snaps: tuple[Snapshot, ...] = field(repr=False)
+    _states: tuple[tuple[Any, ...], ...] = field(repr=False)  # each a Snapshot's fields but position
     _positions: dict[int, int] = field(repr=False)
     _vocab: _Tokens = field(repr=False)
 
@@ -340,7 +342,7 @@ class Trace:
         step_ends[-1] = step_ends[-2]  # the end of the stream feeds nothing
         rec.record(step_ends.size - 1, int(step_ends[-1]), scanner.flush())
         return cls(ids, chunking, text, role, step_ends, rec.deltas(), tuple(rec.rare),
-                   tuple(rec.snap_steps), tuple(rec.snaps), rec.positions, vocab)
+                   tuple(rec.snap_steps), tuple(rec.states), rec.positions, vocab)
 
     @property
     def unit(self) -> Unit:
@@ -406,14 +408,12 @@ class Trace:
         return Step(k, start, end, chunk, tuple(self._events_between(k, k)), self._snapshot(k), flush=flush)
 
     def _snapshot(self, k: int) -> Snapshot:
-        i = bisect.bisect_right(self._snap_steps, k) - 1
-        snap = self._snaps[i]
-        position = self._positions.get(k, int(self.step_ends[k]))
-        return snap if snap.position == position else dataclasses.replace(snap, position=position)
+        state = self._states[bisect.bisect_right(self._snap_steps, k) - 1]
+        return Snapshot(*state, self._positions.get(k, int(self.step_ends[k])))
 
     def snapshot_changes(self) -> list[tuple[int, Snapshot]]:
         """``(step, snapshot)`` at step 0 and wherever a field other than ``position`` changed."""
-        return list(zip(self._snap_steps, self._snaps))
+        return [(k, self._snapshot(k)) for k in self._snap_steps]
 
     def positions(self) -> np.ndarray | None:
         """Each step's snapshot ``position``, or None when it is always what was fed (the step's end)."""

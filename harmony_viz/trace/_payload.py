@@ -39,6 +39,7 @@ _DTYPES = (("u1", 0, 2**8 - 1), ("i1", -(2**7), 2**7 - 1), ("u2", 0, 2**16 - 1),
            ("u4", 0, 2**32 - 1), ("i4", -(2**31), 2**31 - 1))
 
 _SNAPSHOT_FIELDS = tuple(f.name for f in dataclasses.fields(Snapshot))
+_STATE_FIELDS = tuple(f for f in _SNAPSHOT_FIELDS if f != "position")  # a trace's states, in order
 _MESSAGE_INTS = ("index", "start", "header_end", "end", "step_started", "step_ended", "t_start", "t_header_end", "t_end")
 _MESSAGE_STRS = ("role", "name", "recipient", "channel", "content_type", "kind", "terminator", "call_id", "tool_name")
 _EVENT_TYPES = ("MessageStart", "ToolCallStart", "ToolCallEnd", "MessageEnd", "Diagnostic")
@@ -240,8 +241,8 @@ def _findings(cols: _Columns, findings: Sequence[Placed], error: str | None) -> 
 def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str]:
     """Each snapshot field as two columns listing only the steps where it changed."""
     kinds: dict[str, str] = {}
-    at = np.asarray(trace._snap_steps)  # the steps where a field other than position changed, and the snapshots there
-    snaps = trace._snaps
+    at = np.asarray(trace._snap_steps)  # the steps where a field other than position changed, and the state there
+    columns = dict(zip(_STATE_FIELDS, zip(*trace._states)))
     for name in _SNAPSHOT_FIELDS:
         if name == "position":
             positions = trace.positions()
@@ -253,7 +254,7 @@ def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str
             cols.add(f"snap.{name}.value", values)
             kinds[name] = "int"
             continue
-        steps, kept = _changes(at, list(map(attrgetter(name), snaps)))
+        steps, kept = _changes(at, columns[name])
         types = set(map(type, kept))  # every value is among those kept (each first comes at a change)
         is_str = str in types or types <= {type(None)}
         cols.add(f"snap.{name}.step", steps, delta=True)
