@@ -53,10 +53,10 @@ def payload(trace: Trace, server: dict[str, Any] | None = None, *, prompt_tokens
     return meta, columns
 
 
-def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server: Any = None, prompt_tokens: int | None = None,
-              name: str | None = None, links: Sequence[tuple[str, str]] = (), data: tuple[dict[str, Any], bytes] | None = None,
-              tools: Any = None, logprobs: Logprobs | None = None) -> str:
-    """The full text of a standalone page replaying ``trace``, opened at ``step`` (-1: the end of the stream).
+def _page_parts(trace: Trace, *, step: int = -1, title: str | None = None, server: Any = None, prompt_tokens: int | None = None,
+                name: str | None = None, links: Sequence[tuple[str, str]] = (), data: tuple[dict[str, Any], bytes] | None = None,
+                tools: Any = None, logprobs: Logprobs | None = None) -> list[str]:
+    """The text of a standalone page replaying ``trace``, opened at ``step`` (-1: the end of the stream), in pieces that join to it.
 
     ``name`` says what is replayed (a file, a run) and heads the page; ``links`` are
     ``(text, href)`` pairs to pages written beside it. The API view is built in the page for
@@ -66,6 +66,11 @@ def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server
     discrepancies and prompt differences are findings of the stream, beside the scanner's and
     the lints' (``tools`` as :func:`save_html` takes them). ``logprobs`` are the model's log-probs of the
     stream's tokens (``_chips.logprobs_of``), when it has them.
+
+    A trace with no tokens (an empty file, ``[]``, ``""``) is a page all the same, and says
+    in its text that the stream is empty. The pieces are written to a file one by one
+    (:func:`write_page`): a 131k-token page is never one string of 1.8M characters, four
+    bytes each when the stream holds an emoji.
     """
     from harmony_viz import __version__
     from harmony_viz._replay._server import tab_of
@@ -80,8 +85,6 @@ def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server
         raise ValueError(why)
     meta, columns = data if data is not None else payload(trace, server, prompt_tokens=prompt_tokens, tools=tools, logprobs=logprobs)
     traits = {"step": step, "selected": -1, "chunking": str(trace.chunking), "chunkings": list(PRESETS), "error": ""}
-    # script_json({"meta": …, "columns": …, "traits": …}), the columns' base64 spliced in: it holds nothing to escape
-    embedded = f'{{"meta":{script_json(meta)},"columns":"{base64.b64encode(columns).decode("ascii")}","traits":{script_json(traits)}}}'
     what = name or "a token stream"
     heading = title or f"{what} · Harmony replay"
     line = (f"A replay of {what}: {trace.tokens.size:,} tokens fed to the Harmony scanner {describe(trace.chunking)}, "
@@ -92,7 +95,9 @@ def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server
     nav = " · ".join(f'<a href="{html.escape(href)}" data-hv="page-link">{html.escape(text)}</a>' for text, href in links)
     css = asset_text("widget.css").replace("</", "<\\/")
     js = asset_text("standalone.js").replace("</script", "<\\/script")
-    return (
+    empty = (f'<p class="hv-page-line hv-page-empty" data-hv="empty-stream" role="status"><strong>{html.escape(EMPTY_STREAM)}</strong></p>\n'
+             if trace.tokens.size == 0 else "")
+    return [
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<meta name=\"generator\" content=\"harmony-viz {__version__}\">\n"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
@@ -104,10 +109,12 @@ def _page_html(trace: Trace, *, step: int = -1, title: str | None = None, server
         f"<style>{css}</style>\n</head>\n<body>\n"
         f"<h3 style=\"margin:0 0 4px\" data-hv=\"page-title\">{html.escape(heading)}</h3>\n"
         f"<p class=\"hv-page-line\" data-hv=\"page-line\">{html.escape(line)}{' See also: ' + nav if nav else ''}</p>\n"
-        "<div id=\"hv-app\"></div>\n"
-        f"<script type=\"application/json\" id=\"hv-data\">{embedded}</script>\n"
-        f"<script>{js}</script>\n</body>\n</html>\n"
-    )
+        f"{empty}{_APP}\n"
+        # script_json({"meta": …, "columns": …, "traits": …}) in pieces, the columns' base64 as it is: it holds nothing to escape
+        '<script type="application/json" id="hv-data">{"meta":', script_json(meta), ',"columns":"', base64.b64encode(columns).decode("ascii"),
+        f'","traits":{script_json(traits)}}}</script>\n'
+        f"<script>{js}</script>\n</body>\n</html>\n",
+    ]
 
 
 # What a page of a stream with no tokens says, in its text (an empty stream is no error).
@@ -116,7 +123,7 @@ _APP = '<div id="hv-app"></div>'
 
 
 def page_html(trace: Trace, **kwargs: Any) -> str:
-    """The standalone replay page (see :func:`_page_html` for the arguments).
+    """The standalone replay page (see :func:`_page_parts` for the arguments).
 
     A trace with no tokens (an empty file, ``[]``, ``""``) is a page all the same, and says
     in its text that the stream is empty.
@@ -125,11 +132,15 @@ def page_html(trace: Trace, **kwargs: Any) -> str:
     >>> EMPTY_STREAM in page_html(Trace.build([], "token"))
     True
     """
-    page = _page_html(trace, **kwargs)
-    if trace.tokens.size == 0:
-        notice = f'<p class="hv-page-line hv-page-empty" data-hv="empty-stream" role="status"><strong>{html.escape(EMPTY_STREAM)}</strong></p>\n'
-        page = page.replace(_APP, notice + _APP, 1)
-    return page
+    return "".join(_page_parts(trace, **kwargs))
+
+
+def write_page(path: str | Path, trace: Trace, **kwargs: Any) -> Path:
+    """Write :func:`page_html` of ``trace`` to ``path`` (UTF-8), piece by piece; returns the path."""
+    out = Path(path)
+    with out.open("w", encoding="utf-8") as f:  # as Path.write_text writes it
+        f.writelines(_page_parts(trace, **kwargs))
+    return out
 
 
 def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: str | None = None, step: int = -1, run: int | None = None,
@@ -148,11 +159,8 @@ def save_html(source: Any, path: str | Path, *, chunking: str = "token", role: s
     found = read(source)
     stream = found.stream(run)
     trace = Trace.build(stream.ids, chunking, role=role or stream.role)
-    page = page_html(trace, step=step, title=title, server=server_tab(stream, found.name), prompt_tokens=stream.prompt_tokens,
-                     name=name if name is not None else name_of(found, stream), links=links, tools=tools, logprobs=logprobs_of(stream))
-    out = Path(path)
-    out.write_text(page, encoding="utf-8")
-    return out
+    return write_page(path, trace, step=step, title=title, server=server_tab(stream, found.name), prompt_tokens=stream.prompt_tokens,
+                      name=name if name is not None else name_of(found, stream), links=links, tools=tools, logprobs=logprobs_of(stream))
 
 
 def name_of(found: Any, stream: Any) -> str | None:

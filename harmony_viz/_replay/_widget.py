@@ -21,8 +21,7 @@ import traitlets
 from harmony_viz._replay._api_view import ApiViews
 from harmony_viz._replay._chips import logprobs_of
 from harmony_viz._replay._findings import Lints
-from harmony_viz._replay import page_html  # the package's: an empty stream's page says so
-from harmony_viz._replay._page import name_of, payload
+from harmony_viz._replay._page import name_of, payload, write_page
 from harmony_viz._replay._server import server_tab
 from harmony_viz._replay._steps import PRESETS, step_error, step_for_tokens, tokens_fed
 from harmony_viz._static import asset
@@ -191,10 +190,7 @@ class ReplayWidget(anywidget.AnyWidget):
         The page is titled after :attr:`name` unless ``title`` is given; ``links`` are
         ``(text, href)`` pairs to pages written beside it.
         """
-        out = Path(path)
-        page = page_html(self._trace, step=self.step, title=title, name=self.name, links=links, data=(self._meta, self._columns))
-        out.write_text(page, encoding="utf-8")
-        return out
+        return write_page(path, self._trace, step=self.step, title=title, name=self.name, links=links, data=(self._meta, self._columns))
 
 
 def replay(source: Any, chunking: str = "token", *, role: str | None = None, step: int = 0, run: int | None = None,

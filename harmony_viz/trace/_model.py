@@ -102,9 +102,9 @@ class _Tokens:
         seen = np.zeros(N_VOCAB, dtype=bool)
         seen[ids] = True
         self.ids = np.flatnonzero(seen).astype(ids.dtype)
-        where = np.zeros(N_VOCAB, dtype=np.intp)
-        where[self.ids] = np.arange(self.ids.size)
-        self.inverse = where[ids]
+        where = np.zeros(N_VOCAB, dtype=np.int32)
+        where[self.ids] = np.arange(self.ids.size, dtype=np.int32)
+        self.inverse = where[ids]  # 32-bit (np.unique's are 64)
         self.bytes = list(map(enc.decode_single_token_bytes, self.ids.tolist()))
         self.text = [b.decode("utf-8", "replace") for b in self.bytes]
 
@@ -240,19 +240,17 @@ class _Recorder:
         singles = [np.frombuffer(a, dtype=np.int32) for a in (self.d_step, self.d_message, self.d_start, self.d_end)]
         if not self.runs:
             return Deltas(*singles, self.texts, self.kinds)
-        first, step, start, length, message = np.array(self.runs, dtype=np.int64).T
-        # the k-th delta of all runs is delta `within`-th of its run: each column is a run's first value plus `within`,
-        # that is k plus (first value - the deltas of the runs before)
-        before = np.cumsum(length) - length
-        k = np.arange(int(length.sum()))
+        first, step, start, length, message = np.array(self.runs, dtype=np.int32).T  # 32-bit, as the columns: a third of the memory
+        # the k-th delta of all runs is the (k - deltas of the runs before)-th of its run: each column is a run's first value plus that
+        before = np.cumsum(length, dtype=np.int32) - length
+        k = np.arange(int(length.sum()), dtype=np.int32)
         at = k + np.repeat(first - before, length)  # its number among all deltas
-        starts = k + np.repeat(start - before, length)
         one_by_one = np.ones(self.n_deltas, dtype=bool)
         one_by_one[at] = False
         columns = []
-        for single, values in zip(singles, (k + np.repeat(step - before, length), np.repeat(message, length), starts, starts + 1)):
+        for single, base in zip(singles, (step, None, start, start + 1)):
             column = np.empty(self.n_deltas, dtype=np.int32)
-            column[at] = values
+            column[at] = np.repeat(message, length) if base is None else k + np.repeat(base - before, length)
             column[one_by_one] = single
             columns.append(column)
         return Deltas(*columns, self.texts, self.kinds)
@@ -319,7 +317,7 @@ class Trace:
             id_list = tokens if packed is not None and ids.size else ids.tolist()
             vb, vt = vocab.bytes, vocab.text
             inverse = array("i")
-            inverse.frombytes(vocab.inverse.astype(np.int32).tobytes())  # 4 bytes a token, read as Python ints
+            inverse.frombytes(vocab.inverse.tobytes())  # 4 bytes a token, read as Python ints
 
             def unit_text(a: int, b: int) -> str:
                 if b - a == 1:

@@ -40,7 +40,7 @@ def _colours(page: Any, selector: str, prop: str, key: str) -> dict[str, str]:
     return out
 
 
-def test_drawn_the_replay_pages_chips_cards_and_legend_are_the_palettes(page, demo, prompt_page: Path) -> None:
+def test_drawn_the_replay_pages_chips_cards_and_legend_are_the_palettes(page, demo, prompt_page: Path) -> None:  # noqa: F811
     _open(page, demo[0], "[data-hv=token]")
     kind_of = "[...e.classList].find(c => c.startsWith('hv-k-')).slice(5)"
     chips = _colours(page, ".hv-tok[data-hv=token]:not(.hv-special):not(.hv-k-none)", "borderBottomColor", kind_of)
@@ -69,7 +69,7 @@ def test_drawn_the_replay_pages_chips_cards_and_legend_are_the_palettes(page, de
     assert page.errors == []
 
 
-def test_drawn_the_template_page_and_the_playground_are_the_palettes(page, template_page: Path, tmp_path: Path) -> None:
+def test_drawn_the_template_page_and_the_playground_are_the_palettes(page, template_page: Path, tmp_path: Path) -> None:  # noqa: F811
     import base64
 
     from harmony_viz._playground import playground
