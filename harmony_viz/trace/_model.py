@@ -423,11 +423,6 @@ class Trace:
         return out
 
     @cached_property
-    def _delta_offsets(self) -> np.ndarray:
-        """Deltas of step s are ``offsets[s]:offsets[s + 1]``."""
-        return np.searchsorted(self.deltas.step, np.arange(self.n_steps + 1), side="left")
-
-    @cached_property
     def _rare_steps(self) -> list[int]:
         return [r.step for r in self.rare]
 
@@ -449,8 +444,9 @@ class Trace:
 
     def _stepped_events(self, first: int, last: int) -> Iterator[tuple[int, Event]]:
         """``(step, event)`` for every event of steps ``first..last``, in the order the scanner sent them."""
-        offsets, steps = self._delta_offsets, self.deltas.step
-        d, d1 = int(offsets[first]), int(offsets[last + 1])
+        steps = self.deltas.step
+        # the deltas of steps first..last: their steps grow with their number (two searches, not an offset for every step)
+        d, d1 = int(steps.searchsorted(first, side="left")), int(steps.searchsorted(last + 1, side="left"))
         r = bisect.bisect_left(self._rare_steps, first)
         r1 = bisect.bisect_right(self._rare_steps, last)
         while d < d1 or r < r1:
