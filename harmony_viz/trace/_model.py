@@ -483,6 +483,8 @@ class Trace:
         Chunking only cuts a body into more pieces (the scanner is chunk-safe: its events are
         the same once adjacent deltas of one message are joined), so each body's deltas are
         joined here where nothing but a step parts them: the same records, without a second scan.
+        The whole scan's one feed ends before its flush, so what the flush releases (text held
+        back at the end) is a piece of its own there, and here.
 
         >>> from harmony_viz.scanner import scan
         >>> ids = [200006, 173781, 200005, 17196, 200008, 12194, 3274, 200007]
@@ -507,6 +509,10 @@ class Trace:
             cut[1:] = (message[1:] != message[:-1]) | (start[1:] != end[:-1])
             after = np.fromiter((r.after for r in self.rare), dtype=np.int64, count=len(self.rare))
             cut[after[after < n]] = True  # an event between two deltas parts them
+            # and so does the end of the whole scan's one feed: what the flush releases (held-back text) is a piece of its own
+            flushed = int(d.step.searchsorted(self.n_steps - 1, side="left"))
+            if flushed < n:
+                cut[flushed] = True
             firsts = np.flatnonzero(cut)
             lasts = np.append(firsts[1:], n) - 1
             # one-token deltas not rebuilt are their tokens' texts: a piece is those joined, the others' texts between
