@@ -72,8 +72,13 @@ KNOWN_DIFFERENCES: dict[str, str] = {
         "`1.8446744073709552e+19`, 0.0.8 `1e16`, `1.8446744073709552e19` (the fork's newer "
         "serde_json); negative exponents (`1e-7`) and the plain form are the same"
     ),
+    "parse: both raise, with different messages": (
+        "a stream both references refuse (the strict parse raises in each), with the error worded "
+        "differently: they agree that it is malformed and where the stream parser stops; only the "
+        "text of the error differs (seen on a few of the generated renderings, not on the corpus)"
+    ),
 }
-_RECIPIENT, _CONSTRAIN, _FLOAT = _RENDER_RULES = tuple(KNOWN_DIFFERENCES)
+_RECIPIENT, _CONSTRAIN, _FLOAT = _RENDER_RULES = tuple(KNOWN_DIFFERENCES)[:3]
 # ------------------------------------------------------------------ the fork process
 
 
@@ -383,7 +388,7 @@ def _one_rule_cases() -> dict[str, Conversation]:
 def test_each_known_difference_shows_on_a_case_of_its_own(fork, v008, enc):
     """The sweep meets some rules rarely (a float default >= 1e16): each gets a fixed case every run."""
     cases = _one_rule_cases()
-    assert set(cases) == set(KNOWN_DIFFERENCES)
+    assert set(cases) == set(_RENDER_RULES)  # the render rules; the parse difference is only in an error's words
     requests = [_render_request(conv, "conversation", True) for conv in cases.values()]
     for (rule, conv), req, frk in zip(cases.items(), requests, fork.ask(requests)):
         ref = v008.answer(req)
