@@ -496,12 +496,6 @@ class Trace:
         d = self.deltas
         headers = self.headers
         n = len(d)
-        if n and self._special_in_body():
-            # A special token spelled inside a body splits the whole scan's pieces by a rule of its own (where it
-            # falls in the body decides it); such streams are malformed and short: scan them again.
-            from harmony_viz.scanner import scan
-
-            return list(scan(self._vocab.ids[self._vocab.inverse].tolist(), role=self.role).messages)
         bodies: dict[int, tuple[str, tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
         if n:
             message, start, end = d.message, d.start, d.end
@@ -554,18 +548,6 @@ class Trace:
             fields[_STEP_STARTED] = fields[_STEP_ENDED] = None  # a scan has no steps
             out.append(Message(*fields))
         return out
-
-    def _special_in_body(self) -> bool:
-        """Whether a body delta covers a special token (a control or reserved token the scanner spelled as text)."""
-        from harmony_viz.tokens import FIRST_SPECIAL
-
-        specials = np.flatnonzero(self._vocab.ids[self._vocab.inverse] >= FIRST_SPECIAL)
-        if not specials.size:
-            return False
-        start, end = self.deltas.start, self.deltas.end
-        at = np.searchsorted(start, specials, side="right") - 1
-        ok = at >= 0
-        return bool(np.any(specials[ok] < end[at[ok]]))
 
     def _fold(self, *, with_text: bool) -> tuple[Message, ...]:
         if not with_text:

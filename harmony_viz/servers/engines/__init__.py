@@ -129,12 +129,6 @@ class Engine:
             raise PromptUnavailable(f"{base_url}: no way to see a Responses prompt on this server")
         return prompt_token_ids(base_url, request, model, f"{self.name} prompt_token_ids")
 
-    def prompt_request(self, request: dict[str, Any]) -> tuple[dict[str, Any], str]:
-        """The request to show the prompt of, and its kind (``chat`` or ``responses``), for a request given to ``prompt-check``."""
-        from harmony_viz.servers._prompt_check import request_kind
-
-        return request, request_kind(request)
-
     # -- the CLI ------------------------------------------------------------------------------
     def add_arguments(self, parser: argparse.ArgumentParser, command: str) -> None:
         """This engine's own options of ``command`` (``replay-server``, ``server-check``, ``matrix``)."""
