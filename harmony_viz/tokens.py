@@ -14,8 +14,9 @@ import base64
 import hashlib
 import numbers
 import os
+import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -28,6 +29,7 @@ __all__ = [
     "FIRST_SPECIAL",
     "N_VOCAB",
     "PAT_STR",
+    "SPECIAL_SPELLINGS",
     "SPECIAL_TOKENS",
     "SpecialToken",
     "VocabularyError",
@@ -39,6 +41,7 @@ __all__ = [
     "is_token_id",
     "special_by_id",
     "special_by_literal",
+    "special_spellings_in",
     "token_sentence",
 ]
 
@@ -98,6 +101,27 @@ def _build_table() -> tuple[SpecialToken, ...]:
 SPECIAL_TOKENS: tuple[SpecialToken, ...] = _build_table()
 _BY_ID = {t.id: t for t in SPECIAL_TOKENS}
 _BY_LITERAL = {t.literal: t for t in SPECIAL_TOKENS}
+
+# Every spelling that o200k_harmony (tiktoken's encoding of that name) encodes as one special
+# token: the table's 1,090 literals, and ``<|endofprompt|>``, which tiktoken's o200k_harmony
+# inherits from o200k_base for id 200018 (openai-harmony and :func:`encode` spell 200018
+# ``<|reserved_200018|>`` only). The one table escaping, the leak detector and the lints ask
+# "is this a control spelling?": a host tokenising with either encoding reads each of these
+# as a control token, so text that carries one is not data.
+SPECIAL_SPELLINGS: Mapping[str, int] = {"<|endofprompt|>": 200018, **{t.literal: t.id for t in SPECIAL_TOKENS}}
+# A ``<|name|>`` shape; a hit is a control spelling when it is in SPECIAL_SPELLINGS (one
+# short pattern and a dict lookup, not an alternation of 1,091 names).
+_SPELLING_SHAPE = re.compile(r"<\|([A-Za-z0-9_]+)\|>")
+
+
+def special_spellings_in(text: str) -> Iterator[re.Match[str]]:
+    """Each place ``text`` spells a special token of o200k_harmony, left to right (``m.group()`` is the spelling).
+
+    >>> [m.group() for m in special_spellings_in("a<|end|>b<|endoftext|><|reserved_200013|><|nope|>")]
+    ['<|end|>', '<|endoftext|>', '<|reserved_200013|>']
+    """
+    return (m for m in _SPELLING_SHAPE.finditer(text) if m.group() in SPECIAL_SPELLINGS)
+
 
 START, END, MESSAGE, CHANNEL, CONSTRAIN, CALL, RETURN = 200006, 200007, 200008, 200005, 200003, 200012, 200002
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from harmony_viz.tokens import SPECIAL_TOKENS, encoding, special_by_id, special_by_literal
+from harmony_viz.tokens import SPECIAL_SPELLINGS, SPECIAL_TOKENS, encoding, special_by_id, special_by_literal, special_spellings_in
 
 
 def test_encoding_is_loaded_once(enc):
@@ -30,6 +30,41 @@ def test_special_table_agrees_with_reference(reference_encoding):
     assert ours <= set(reference)
     for token in SPECIAL_TOKENS:
         assert reference_encoding.encode(token.literal, allowed_special="all") == [token.id]
+
+
+def _tiktoken_o200k_harmony_specials(tmp_path) -> dict[str, int]:
+    """tiktoken's own o200k_harmony special tokens, built offline: its cache is filled with the vocabulary file."""
+    import hashlib
+    import shutil
+
+    from tiktoken_ext import openai_public
+
+    url = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+    cache = tmp_path / "tiktoken-cache"
+    cache.mkdir()
+    shutil.copy(os.path.join(os.environ["TIKTOKEN_ENCODINGS_BASE"], "o200k_base.tiktoken"), cache / hashlib.sha1(url.encode()).hexdigest())
+    old = os.environ.get("TIKTOKEN_CACHE_DIR")
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
+    try:
+        return openai_public.o200k_harmony()["special_tokens"]
+    finally:
+        if old is None:
+            del os.environ["TIKTOKEN_CACHE_DIR"]
+        else:
+            os.environ["TIKTOKEN_CACHE_DIR"] = old
+
+
+def test_special_spellings_are_tiktokens_o200k_harmony_specials(tmp_path):
+    # issue 32: escape, leaks and the lints know every spelling tiktoken's o200k_harmony makes
+    # special (<|endoftext|>, <|startoftext|>, the reserved range, o200k_base's <|endofprompt|>).
+    assert dict(SPECIAL_SPELLINGS) == _tiktoken_o200k_harmony_specials(tmp_path)
+    assert len(SPECIAL_SPELLINGS) == 1091
+
+
+def test_special_spellings_in_finds_exactly_the_table():
+    text = "<|start|>a<|endoftext|><|startoftext|>b<|reserved_200013|><|reserved_201087|><|reserved_201088|><|endofprompt|><|Start|><| end|><|<|end|>"
+    assert [m.group() for m in special_spellings_in(text)] == ["<|start|>", "<|endoftext|>", "<|startoftext|>", "<|reserved_200013|>", "<|reserved_201087|>", "<|endofprompt|>", "<|end|>"]
+    assert [m.start() for m in special_spellings_in("ab<|call|>")] == [2]
 
 
 def test_lookups_both_ways():
