@@ -1,4 +1,4 @@
-"""The leak guard: transport escaping (plain and JSON), the detector's signals, repair."""
+"""The leak guard: transport escaping (plain, bytes and JSON), the detector's signals, repair."""
 
 from __future__ import annotations
 
@@ -8,48 +8,80 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harmony_viz.leak import CONTROL_SPELLINGS, detect_leak, escape, escape_json, repair_reasoning_leak, unescape, unescape_json
+from harmony_viz.leak import detect_leak, escape, escape_bytes, escape_json, repair_reasoning_leak, unescape, unescape_bytes, unescape_json
+from harmony_viz.tokens import SPECIAL_SPELLINGS, special_spellings_in
 
-ESCAPED_SPELLINGS = [s.replace("|", "\\|") for s in CONTROL_SPELLINGS]
+# The format's names, the o200k specials the format does not use, and reserved ids from the
+# whole range (issue 32: every spelling the encoding reads as a special token is a control spelling).
+SOME_SPELLINGS = ["<|start|>", "<|end|>", "<|message|>", "<|channel|>", "<|constrain|>", "<|call|>", "<|return|>",
+                  "<|endoftext|>", "<|startoftext|>", "<|endofprompt|>", "<|reserved_200000|>", "<|reserved_200013|>", "<|reserved_201087|>"]
+spellings = st.one_of(st.sampled_from(SOME_SPELLINGS), st.sampled_from(sorted(SPECIAL_SPELLINGS)))
 
-# Text rich in near-misses: control spellings, their pieces, backslashes and bars.
+
+def escaped(spelling: str, times: int = 1) -> str:
+    return spelling.replace("|", "\\" * times + "|", 1)[::-1].replace("|", "|" + "\\" * times, 1)[::-1]
+
+
+ESCAPED_SPELLINGS = [escaped(s) for s in SOME_SPELLINGS]
+
+# Text rich in near-misses: control spellings, escaped once or more, their pieces, backslashes and bars.
 pieces = st.one_of(
-    st.sampled_from(CONTROL_SPELLINGS),
-    st.sampled_from(["<|", "|>", "<", "|", ">", "\\", "\\|", "<\\|", "start", "end|>", "<|<|end|>", '"', "\n"]),
+    spellings,
+    st.builds(escaped, spellings, st.integers(1, 3)),
+    st.sampled_from(["<|", "|>", "<", "|", ">", "\\", "\\|", "<\\|", "start", "end|>", "<|<|end|>", "<|reserved_201088|>", "<|nope|>", '"', "\n", "\r\n", "\r", "\ufeff", "\x00"]),
     st.text(max_size=8),
 )
 texts = st.lists(pieces, max_size=12).map("".join)
-texts_with_escapes = st.lists(st.one_of(pieces, st.sampled_from(ESCAPED_SPELLINGS)), max_size=12).map("".join)
 
 
-def has_escaped_spelling(text: str) -> bool:
-    return any(e in text for e in ESCAPED_SPELLINGS)
+def test_escaped_helper():
+    assert escaped("<|end|>") == "<\\|end\\|>"
+    assert escaped("<|end|>", 2) == "<\\\\|end\\\\|>"
 
 
 def test_escape_examples():
     assert escape("<|start|>assistant<|channel|>final<|message|>hi<|return|>") == "<\\|start\\|>assistant<\\|channel\\|>final<\\|message\\|>hi<\\|return\\|>"
     assert escape("<|constrain|>json <|call|> <|end|>") == "<\\|constrain\\|>json <\\|call\\|> <\\|end\\|>"
-    assert escape("<|reserved_200014|> <|endoftext|> a|b") == "<|reserved_200014|> <|endoftext|> a|b"
+    # issue 32: every special token of o200k_harmony, not only the format's seven names
+    assert escape("<|reserved_200014|> <|endoftext|> <|startoftext|> <|endofprompt|> a|b") == "<\\|reserved_200014\\|> <\\|endoftext\\|> <\\|startoftext\\|> <\\|endofprompt\\|> a|b"
+    # not special in o200k_harmony: left alone (201088 is past the vocabulary, 200002 is spelled <|return|>)
+    assert escape("<|reserved_201088|> <|reserved_200002|> <|nope|> <|END|>") == "<|reserved_201088|> <|reserved_200002|> <|nope|> <|END|>"
     assert unescape("<\\|call\\|>") == "<|call|>"
 
 
-@given(texts_with_escapes)
-def test_escape_is_idempotent_and_leaves_no_control_spelling(text):
-    once = escape(text)
-    assert escape(once) == once
-    assert not any(s in once for s in CONTROL_SPELLINGS)
+def test_every_special_spelling_is_escaped_and_back():
+    for spelling in SPECIAL_SPELLINGS:
+        out = escape(f"a{spelling}b")
+        assert out == f"a{escaped(spelling)}b" and unescape(out) == f"a{spelling}b"
 
 
 @given(texts)
-def test_unescape_is_the_exact_inverse_on_text_without_escaped_spellings(text):
-    if has_escaped_spelling(text):
-        return
-    assert unescape(escape(text)) == text
+def test_escape_leaves_no_control_spelling_and_unescape_gives_the_text_back(text):
+    once = escape(text)
+    assert not list(special_spellings_in(once))
+    assert unescape(once) == text
+    assert unescape(escape(once)) == once
 
 
-def test_unescape_is_lossy_on_text_that_already_held_an_escaped_spelling():
+@given(st.binary(max_size=200) | st.lists(st.one_of(texts.map(lambda t: t.encode("utf-8", "surrogatepass")), st.binary(max_size=6)), max_size=6).map(b"".join))
+def test_escape_bytes_round_trips_any_bytes(data):
+    out = escape_bytes(data)
+    assert unescape_bytes(out) == data
+    assert not list(special_spellings_in(out.decode("utf-8", "surrogateescape")))
+
+
+def test_escape_bytes_keeps_every_other_byte():
+    data = b"\xef\xbb\xbfa\r\nb\rc\x00\xff<|endoftext|>"
+    assert escape_bytes(data) == b"\xef\xbb\xbfa\r\nb\rc\x00\xff<\\|endoftext\\|>"
+
+
+def test_an_escaped_spelling_goes_one_level_deeper_and_comes_back():
+    # Data that already held an escaped spelling stays data: escaping is injective, not idempotent.
     text = "<\\|end\\|>"
-    assert unescape(escape(text)) == "<|end|>" != text
+    assert escape(text) == "<\\\\|end\\\\|>"
+    assert unescape(escape(text)) == text
+    assert unescape(text) == "<|end|>"
+    assert escape("<\\\\|end\\|>") == "<\\\\|end\\|>"  # unequal backslashes: no escaped spelling, kept
 
 
 # JSON documents whose strings (keys too) are made of the same pieces.
@@ -71,25 +103,12 @@ def map_strings(value, fn):
     return value
 
 
-def any_string(value, pred) -> bool:
-    if isinstance(value, str):
-        return pred(value)
-    if isinstance(value, list):
-        return any(any_string(v, pred) for v in value)
-    if isinstance(value, dict):
-        return any(pred(k) or any_string(v, pred) for k, v in value.items())
-    return False
-
-
 @given(json_values, st.booleans(), st.sampled_from([None, 2]))
 def test_json_escape_keeps_the_document_valid_and_each_string_plain_escaped(value, ascii_only, indent):
     doc = json.dumps(value, ensure_ascii=ascii_only, indent=indent)
-    escaped = escape_json(doc, strict=True)
-    assert json.loads(escaped) == map_strings(json.loads(doc), escape)
-    assert escape_json(escaped) == escaped
-    if not any_string(value, has_escaped_spelling):
-        assert unescape_json(escaped) == doc  # byte for byte
-        assert json.loads(unescape_json(escaped)) == json.loads(doc)
+    out = escape_json(doc, strict=True)
+    assert json.loads(out) == map_strings(json.loads(doc), escape)
+    assert unescape_json(out) == doc  # byte for byte, escaped spellings in the data included
 
 
 def test_json_escape_sees_through_unicode_escapes_and_keeps_the_rest():
@@ -102,6 +121,8 @@ def test_json_escape_sees_through_unicode_escapes_and_keeps_the_rest():
 def test_json_escape_of_malformed_documents():
     with pytest.raises(ValueError, match=r"^not valid JSON: Unterminated string starting at line 1, column 7; pass strict=False"):
         escape_json('{"a": "<|end|>', strict=True)
+    with pytest.raises(ValueError, match=r"^not valid JSON: nested too deep to read"):
+        escape_json("[" * 100_000 + "]" * 100_000, strict=True)
     # Best effort on truncated tool arguments: the open string is still escaped.
     assert escape_json('{"a": "<|end|>') == '{"a": "<\\\\|end\\\\|>'
 
@@ -133,6 +154,11 @@ def verdict(text, surface="assistant_text"):
         ('{"doc": "<|start|>assistant commentary to=functions.x"}', "tool_arg", (True, ["H", "M", "C"])),
         ('{"city": "Paris<|call|>', "tool_arg", (True, ["H"])),
         ("Paris<|call|>", "tool_arg", (True, ["H"])),
+        # issue 32: every special token of o200k_harmony is a control spelling, on every surface.
+        ("The answer is 4.<|endoftext|><|endoftext|>", "assistant_text", (True, ["H"])),
+        ("<|startoftext|>think", "assistant_thinking", (True, ["H"])),
+        ('{"city": "Paris<|reserved_200013|>"}', "tool_arg", (True, ["H"])),
+        ('{"city": "Paris"}<|endofprompt|>', "tool_arg", (True, ["H", "T"])),
     ],
 )
 def test_leak_positives(text, surface, expected):
@@ -153,6 +179,8 @@ def test_leak_positives(text, surface, expected):
         ('{"doc": "commentary to=functions.x"}', "tool_arg", (False, ["M", "C"])),
         ('{"doc": "<\\\\|start\\\\|>assistant"}', "tool_arg", (False, [])),
         ("print('to=functions.x')", "tool_arg", (False, ["M"])),
+        ("<|reserved_201088|> and <|endof_text|> are not tokens of the encoding", "assistant_text", (False, [])),
+        ('{"doc": "<\\\\|endoftext\\\\|>"}', "tool_arg", (False, [])),
         ("", "assistant_text", (False, [])),
     ],
 )
@@ -166,6 +194,19 @@ def test_detector_reports_spans_and_rejects_unknown_surfaces():
     assert [(f.letters, text[f.start : f.end]) for f in report.findings] == [(("M", "C"), "to=functions.edit")]
     with pytest.raises(ValueError, match="unknown surface 'tool'; expected one of assistant_text, assistant_thinking, tool_arg"):
         detect_leak("x", "tool")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("surface", ["assistant_text", "assistant_thinking", "tool_arg"])
+def test_every_special_spelling_is_a_leak_on_every_surface(surface):
+    for spelling in SPECIAL_SPELLINGS:
+        report = detect_leak(f'{{"a": "x{spelling}"}}', surface)
+        assert report.leak and [f.text for f in report.findings] == [spelling]
+        assert not detect_leak(f'{{"a": "x{escape(spelling)}"}}', surface).leak
+
+
+def test_a_tool_argument_nested_too_deep_is_no_crash():
+    report = detect_leak("[" * 100_000 + "<|end|>", "tool_arg")
+    assert report.leak and report.signals == ("H",)
 
 
 def test_explicit_parsed_end():

@@ -129,6 +129,30 @@ def read_input(path: str) -> str:
         raise CLIError(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
 
+def read_input_bytes(path: str) -> bytes:
+    """The bytes of ``path``, or of standard input when ``path`` is ``-``, none changed (no newline translation)."""
+    if path == "-":
+        raw = getattr(sys.stdin, "buffer", None)
+        return raw.read() if raw is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
+    p = Path(path)
+    if not p.exists():
+        raise CLIError(f"{path}: no such file")
+    if p.is_dir():
+        raise CLIError(f"{path}: is a folder, expected a file")
+    return p.read_bytes()
+
+
+def write_bytes(data: bytes) -> None:
+    """Write exactly ``data`` to stdout, byte for byte."""
+    sys.stdout.flush()
+    raw = getattr(sys.stdout, "buffer", None)
+    if raw is None:  # a text-only stdout (a test's StringIO): the bytes as surrogate-escaped text
+        sys.stdout.write(data.decode("utf-8", "surrogateescape"))
+    else:
+        raw.write(data)
+        raw.flush()
+
+
 def write_text(text: str) -> None:
     """Write exactly ``text`` to stdout (no added newline)."""
     sys.stdout.write(text)

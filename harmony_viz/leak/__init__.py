@@ -1,7 +1,8 @@
 """The leak guard: escape Harmony control spellings for transport, detect leaked markup, repair it.
 
-- :func:`escape` / :func:`unescape` and :func:`escape_json` / :func:`unescape_json` —
-  ``<|start|>`` ↔ ``<\\|start\\|>`` for the seven control spellings.
+- :func:`escape` / :func:`unescape`, :func:`escape_bytes` / :func:`unescape_bytes` and
+  :func:`escape_json` / :func:`unescape_json` — ``<|start|>`` ↔ ``<\\|start\\|>`` for every
+  spelling o200k_harmony reads as a special token (``harmony_viz.tokens.SPECIAL_SPELLINGS``).
 - :func:`detect_leak` — signals H, M, C, G, S, B, R, T over assistant text, thinking and
   tool arguments (see :mod:`harmony_viz.leak._detect`).
 - :func:`repair_reasoning_leak` — analysis leaked into visible text back into reasoning.
@@ -10,11 +11,10 @@
 from __future__ import annotations
 
 from harmony_viz.leak._detect import SIGNAL_LETTERS, SURFACES, LeakReport, LeakSignal, Surface, detect_leak, exempt_ranges
-from harmony_viz.leak._escape import CONTROL_SPELLINGS, escape, escape_json, json_problem, unescape, unescape_json
+from harmony_viz.leak._escape import escape, escape_bytes, escape_json, json_problem, unescape, unescape_bytes, unescape_json
 from harmony_viz.leak._repair import Repair, repair_reasoning_leak
 
 __all__ = [
-    "CONTROL_SPELLINGS",
     "SIGNAL_LETTERS",
     "SURFACES",
     "LeakReport",
@@ -23,10 +23,12 @@ __all__ = [
     "Surface",
     "detect_leak",
     "escape",
+    "escape_bytes",
     "escape_json",
     "exempt_ranges",
     "json_problem",
     "repair_reasoning_leak",
     "unescape",
+    "unescape_bytes",
     "unescape_json",
 ]

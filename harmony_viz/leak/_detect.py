@@ -3,7 +3,7 @@
 Signals, after the OMP dialect's fusion (``utils/harmony-leak.ts``):
 
 ====  =====================================================================
-H     a raw control spelling (``<|start|>``, ``<|channel|>``, …)
+H     a raw control spelling: any special token of o200k_harmony (``<|start|>``, ``<|endoftext|>``, ``<|reserved_200013|>``…)
 M     a ``to=functions.x`` marker — never enough alone: docs and tests carry it
 C     a channel or role word right before M (``commentary to=functions.x``)
 G     a known glitch token near M (``changedFiles``, ``RTLU``, ``Jsii``, …)
@@ -28,13 +28,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harmony_viz.leak._escape import CONTROL_NAMES
+from harmony_viz.tokens import special_spellings_in
 
 Surface = Literal["assistant_text", "assistant_thinking", "tool_arg"]
 SURFACES: tuple[str, ...] = ("assistant_text", "assistant_thinking", "tool_arg")
 SIGNAL_LETTERS: tuple[str, ...] = ("H", "M", "C", "G", "S", "B", "R", "T")
 
-_CONTROL_RE = re.compile(r"<\|(?:%s)\|>" % "|".join(CONTROL_NAMES))
 _MARKER_RE = re.compile(r"\bto=functions\.[A-Za-z_]\w*")
 _CHANNEL_WORD_RE = re.compile(r"\b(?:analysis|commentary|final|assistant|user|system|developer|tool)\s*(?:<\|channel\|>\s*\w+\s*)?\s+to=functions\.")
 # Spelled in pieces so this module does not trip the detector when it is scanned itself.
@@ -117,7 +116,7 @@ def json_parsed_end(text: str) -> int | None:
     stripped = len(text) - len(text.lstrip())
     try:
         _, end = json.JSONDecoder().raw_decode(text, stripped)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the decoder can follow
         return None
     return end
 
@@ -139,7 +138,7 @@ def detect_leak(text: str, surface: Surface = "assistant_text", *, parsed_end: i
         parsed_end = json_parsed_end(text) if surface == "tool_arg" else None
     exempt = exempt_ranges(text)
     findings: list[LeakSignal] = []
-    for m in _CONTROL_RE.finditer(text):
+    for m in special_spellings_in(text):
         if _inside(exempt, m.start()):
             continue
         letters = ("H", "T") if parsed_end is not None and m.start() >= parsed_end else ("H",)

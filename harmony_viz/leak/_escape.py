@@ -1,40 +1,71 @@
-"""Transport escaping of Harmony's seven control spellings, in plain text and inside JSON.
+"""Transport escaping of o200k_harmony's control spellings, in plain text and inside JSON.
 
 ``<|start|>`` becomes ``<\\|start\\|>`` (a backslash before each bar), which tokenises as
 ordinary text, so untrusted data (user text, tool results) can reach a gpt-oss model as
-data. Escaping is idempotent; unescaping is its exact inverse on any text that held no
-escaped spelling to begin with (an escaped spelling is ambiguous: it may have been data).
+data. Every spelling the encoding reads as a special token is one (``<|endoftext|>``,
+``<|reserved_200013|>``…: :data:`harmony_viz.tokens.SPECIAL_SPELLINGS`, the one table).
+
+Escaping is injective, so :func:`unescape` gives back exactly what :func:`escape` was given,
+whatever it was: a spelling already escaped k times (``<`` then k backslashes before each bar)
+gains one more backslash on each side, and unescaping takes one away. Text that was data
+before stays data, one level deeper.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
-CONTROL_NAMES: tuple[str, ...] = ("start", "end", "message", "channel", "constrain", "call", "return")
-CONTROL_SPELLINGS: tuple[str, ...] = tuple(f"<|{n}|>" for n in CONTROL_NAMES)
+from harmony_viz.tokens import SPECIAL_SPELLINGS
 
-_ALT = "|".join(CONTROL_NAMES)
-_PLAIN_RE = re.compile(rf"<\|({_ALT})\|>")
-_ESCAPED_RE = re.compile(rf"<\\\|({_ALT})\\\|>")
+# ``<``, k backslashes, ``|``, a name, the same k backslashes, ``|>``: a control spelling
+# escaped k times (k = 0: the spelling itself) when ``<|name|>`` is in the table.
+_LEVELS_RE = re.compile(r"<(\\*)\|([A-Za-z0-9_]+)\1\|>")
+
+
+def _deeper(m: re.Match[str]) -> str:
+    if f"<|{m.group(2)}|>" not in SPECIAL_SPELLINGS:
+        return m.group()
+    bars = m.group(1) + "\\"
+    return f"<{bars}|{m.group(2)}{bars}|>"
+
+
+def _shallower(m: re.Match[str]) -> str:
+    if not m.group(1) or f"<|{m.group(2)}|>" not in SPECIAL_SPELLINGS:
+        return m.group()
+    bars = m.group(1)[1:]
+    return f"<{bars}|{m.group(2)}{bars}|>"
 
 
 def escape(text: str) -> str:
-    r"""Escape every control spelling in ``text``.
+    r"""Escape every control spelling in ``text``: it then holds none, and :func:`unescape` gives ``text`` back.
 
-    >>> escape("a<|call|>b")
-    'a<\\|call\\|>b'
+    >>> escape("a<|call|>b<|endoftext|>c<|nope|>")
+    'a<\\|call\\|>b<\\|endoftext\\|>c<|nope|>'
+    >>> escape("<\\|end\\|>")  # already escaped once: one level deeper
+    '<\\\\|end\\\\|>'
     """
-    return _PLAIN_RE.sub(r"<\\|\1\\|>", text)
+    return _LEVELS_RE.sub(_deeper, text)
 
 
 def unescape(text: str) -> str:
-    r"""Undo :func:`escape`.
+    r"""Undo :func:`escape`: ``unescape(escape(t)) == t`` for every string ``t``.
 
-    WARNING: lossy on text that already held an escaped spelling (``<\|end\|>``) before
-    escaping: that one is turned into a control spelling too.
+    >>> unescape("<\\|call\\|> <|end|>")
+    '<|call|> <|end|>'
     """
-    return _ESCAPED_RE.sub(r"<|\1|>", text)
+    return _LEVELS_RE.sub(_shallower, text)
+
+
+def escape_bytes(data: bytes) -> bytes:
+    """:func:`escape` of a file's bytes, every other byte kept (CRLF, a lone CR, a BOM, NUL, bytes that are not UTF-8)."""
+    return escape(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+
+
+def unescape_bytes(data: bytes) -> bytes:
+    """:func:`unescape` of a file's bytes: ``unescape_bytes(escape_bytes(b)) == b`` for any bytes."""
+    return unescape(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
 
 def _string_end(doc: str, i: int) -> tuple[int, bool]:
@@ -84,7 +115,7 @@ def _decode_literal(body: str) -> tuple[str, list[int]]:
     return "".join(chars), offsets
 
 
-def _rewrite_strings(doc: str, pattern: re.Pattern[str], replacement: str, outside) -> str:
+def _rewrite_strings(doc: str, level: Callable[[re.Match[str]], str], outside: Callable[[str], str]) -> str:
     out: list[str] = []
     i = 0
     n = len(doc)
@@ -99,10 +130,13 @@ def _rewrite_strings(doc: str, pattern: re.Pattern[str], replacement: str, outsi
         decoded, offsets = _decode_literal(body)
         pieces: list[str] = []
         last = 0
-        for m in pattern.finditer(decoded):
+        for m in _LEVELS_RE.finditer(decoded):
+            changed = level(m)
+            if changed == m.group():
+                continue  # not a control spelling: its source text stays as written
             a, b = offsets[m.start()], offsets[m.end()]
             pieces.append(body[last:a])
-            pieces.append(json.dumps(m.expand(replacement))[1:-1])
+            pieces.append(json.dumps(changed)[1:-1])
             last = b
         pieces.append(body[last:])
         out.append('"' + "".join(pieces) + ('"' if closed else ""))
@@ -117,6 +151,8 @@ def json_problem(doc: str) -> str | None:
     except json.JSONDecodeError as exc:
         what = exc.msg.removesuffix(" at")
         return f"{what} at line {exc.lineno}, column {exc.colno}"
+    except RecursionError:  # json's decoder recurses once per level of nesting
+        return "nested too deep to read (more levels than Python's recursion limit)"
     return None
 
 
@@ -139,11 +175,11 @@ def escape_json(doc: str, *, strict: bool = False) -> str:
     """
     if strict:
         _check_json(doc)
-    return _rewrite_strings(doc, _PLAIN_RE, r"<\\|\1\\|>", escape)
+    return _rewrite_strings(doc, _deeper, escape)
 
 
 def unescape_json(doc: str, *, strict: bool = False) -> str:
     """Undo :func:`escape_json`: decoded strings are :func:`unescape`-d, the rest kept."""
     if strict:
         _check_json(doc)
-    return _rewrite_strings(doc, _ESCAPED_RE, r"<|\1|>", unescape)
+    return _rewrite_strings(doc, _shallower, unescape)
