@@ -53,21 +53,42 @@ def _views(source: Any, role: str | None) -> list[Any]:
     return _scan_views(source, role)[0]
 
 
-def _scan_views(source: Any, role: str | None) -> tuple[list[Any], tuple[Diagnostic, ...], Any]:
-    """The message views of ``source``, the scanner's own diagnostics of it, and the text or ids scanned (None for a ScanResult)."""
+def _scan_views(source: Any, role: str | None) -> tuple[list[Any], tuple[Diagnostic, ...], Any, str | None]:
+    """The message views of ``source``, the scanner's own diagnostics of it, the text or ids scanned (None for a ScanResult),
+    and the input's kind when it was a request (``chat``) or a conversation, else None."""
     if hasattr(source, "events") and hasattr(source, "messages"):
         # Already scanned: spans count characters when every piece is as long as its text.
         deltas = [e for e in source.events if type(e).__name__ == "ContentDelta"]
         unit = "chars" if deltas and all(e.end - e.start == len(e.text) for e in deltas) else "tokens"
-        return build_views(source, unit=unit), tuple(source.diagnostics), None
-    from harmony_viz.inputs import Stream, read
+        return build_views(source, unit=unit), tuple(source.diagnostics), None, None
+    from harmony_viz.inputs import read
     from harmony_viz.scanner import scan
 
     found = read(source)
+    if found.kind in ("conversation", "chat"):
+        ids = prompt_ids(found)
+        result = scan(ids)  # all prompt: no role, whatever ``role`` says
+        return build_views(result, unit="tokens"), tuple(result.diagnostics), ids, found.kind
+    from harmony_viz.inputs import Stream
+
     # Text is scanned as text: no vocabulary (only token ids need it).
     stream = Stream((), text=found.value) if found.kind == "text" else found.stream()
     result = scan(stream.source, role=role or stream.role)
-    return build_views(result, unit="chars" if stream.text is not None else "tokens"), tuple(result.diagnostics), stream.source
+    return build_views(result, unit="chars" if stream.text is not None else "tokens"), tuple(result.diagnostics), stream.source, None
+
+
+def prompt_ids(found: Any) -> list[int]:
+    """A request or conversation (an ``inputs.Input``) as the prompt a server feeds the model: rendered for completion, ending in ``<|start|>assistant``.
+
+    A request is all prompt: its last assistant message is history, and the model's turn is the one it hands over to.
+    """
+    from harmony_viz.inputs import InputError
+    from harmony_viz.render import RenderError, Role, render_conversation_for_completion
+
+    try:
+        return list(render_conversation_for_completion(found.conversation(), Role.ASSISTANT))
+    except RenderError as exc:
+        raise InputError(f"{found.name}: {exc}") from None
 
 
 def _coerce_tools(tools: Tools | None) -> list[DeclaredTool] | None:
@@ -110,10 +131,13 @@ def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, ch
     beside its rules): everything ``parse`` reports, each code and span once; ``scanner=False``
     leaves them out. One is left out as no finding: with the prompt checks on, a prompt that ends
     in ``<|start|>assistant`` (the open header its completion continues) has no ``eos-in-header``.
+    Such a prompt hands over to the model, so none of it is a completion: no ``stop-token`` on its
+    last message, which is history. A request or conversation (JSON, a dict, a path) is linted as the
+    prompt a server feeds the model: rendered for completion, its spans counting that prompt's tokens.
     Sorted by position, then severity.
     """
-    views, scanned, stream_source = _scan_views(source, role)
-    return _lint_views(views, scanned, stream_source, role=role, tools=tools, check_prompt=check_prompt, scanner=scanner)
+    views, scanned, stream_source, request = _scan_views(source, role)
+    return _lint_views(views, scanned, stream_source, role=role, tools=tools, check_prompt=check_prompt, scanner=scanner, request=request)
 
 
 def lint_messages(messages: Sequence[Any], *, role: str | None = None, tools: Tools | None = None) -> list[Diagnostic]:
@@ -125,13 +149,17 @@ def lint_messages(messages: Sequence[Any], *, role: str | None = None, tools: To
 
 
 def _lint_views(views: list[Any], scanned: Sequence[Diagnostic], stream_source: Any, *, role: str | None, tools: Tools | None,
-                check_prompt: bool | None, scanner: bool) -> list[Diagnostic]:
+                check_prompt: bool | None, scanner: bool, request: str | None = None) -> list[Diagnostic]:
     from harmony_viz._lint._output import check_output
     from harmony_viz._lint._prompt import check_prompt as prompt_checks
     from harmony_viz._lint._prompt import prompt_tools
 
     declared = _coerce_tools(tools)
     run_prompt_checks = check_prompt if check_prompt is not None else role is None
+    # A prompt that ends in <|start|>assistant hands over to the model: none of it is a completion (no stop-token),
+    # and that open header is no eos-in-header. A request (JSON) is read as such a prompt.
+    awaiting = run_prompt_checks and any(_awaiting_completion(d, stream_source) for d in scanned)
+    prompt_only = awaiting and role is None
     out: list[Diagnostic] = []
     from_prompt = False
     if declared is None and any(v.role in ("system", "developer") for v in views):
@@ -139,11 +167,11 @@ def _lint_views(views: list[Any], scanned: Sequence[Diagnostic], stream_source: 
         from_prompt = True
         if not run_prompt_checks:
             out.extend(problems)  # otherwise the prompt checks report them
-    out.extend(check_output(views, declared, tools_from_prompt=from_prompt, completion=role is not None))
+    out.extend(check_output(views, declared, tools_from_prompt=from_prompt, completion=role is not None, hands_over=prompt_only))
     if run_prompt_checks:
-        out.extend(prompt_checks(views))
+        out.extend(prompt_checks(views, request=request))
     if scanner:
-        out = _beside([d for d in scanned if not (run_prompt_checks and _awaiting_completion(d, stream_source))], out)
+        out = _beside([d for d in scanned if not (awaiting and _awaiting_completion(d, stream_source))], out)
     return _sorted(_once(out))
 
 
@@ -151,7 +179,8 @@ def lint_prompt(source: Any, *, role: str | None = None) -> list[Diagnostic]:
     """Only the prompt checks, for a rendered conversation or a prompt token stream."""
     from harmony_viz._lint._prompt import check_prompt
 
-    return _sorted(check_prompt(_views(source, role)))
+    views, _scanned, _source, request = _scan_views(source, role)
+    return _sorted(check_prompt(views, request=request))
 
 
 def _beside(scanned: Sequence[Diagnostic], linted: list[Diagnostic]) -> list[Diagnostic]:

@@ -28,13 +28,15 @@ def check_output(
     *,
     tools_from_prompt: bool,
     completion: bool,
+    hands_over: bool = False,
 ) -> list[Diagnostic]:
     """All output-rule diagnostics for ``views``.
 
     ``tools`` None means the declared tools are unknown (a bare completion with no
     ``tools=``): calls are then only checked for form. ``tools_from_prompt`` says whether
     builtins (python, browser) could have been declared too. ``completion`` says that every
-    message in ``views`` was written by the model.
+    message in ``views`` was written by the model. ``hands_over`` says the stream is a prompt
+    ending in ``<|start|>assistant``: no message of it is a completion, and its last turn goes on.
     """
     out: list[Diagnostic] = []
     by_recipient = {t.recipient: t for t in tools or ()}
@@ -48,8 +50,9 @@ def check_output(
         if view.is_visible:
             out.extend(_calls_in_text(view, tools))
     out.extend(_tool_results(views, completion=completion))
-    out.extend(_announced(views))
-    out.extend(_stop_token(views))
+    out.extend(_announced(views, hands_over=hands_over))
+    if not hands_over:  # a prompt's last message is history; the completion has not begun
+        out.extend(_stop_token(views))
     return out
 
 
@@ -168,13 +171,18 @@ def _tool_results(views: Sequence[Message], *, completion: bool) -> list[Diagnos
     return out
 
 
-def _announced(views: Sequence[Message]) -> list[Diagnostic]:
-    """Rule 9: the last visible message of a turn announces a call, and no call follows."""
+def _announced(views: Sequence[Message], *, hands_over: bool) -> list[Diagnostic]:
+    """Rule 9: the last visible message of a turn announces a call, and no call follows.
+
+    In a prompt that hands over to the model, the last message's turn goes on: the call may come in the completion.
+    """
     out: list[Diagnostic] = []
     for k, view in enumerate(views):
         if not view.is_visible or view.channel not in ("final", "commentary", None):
             continue
         nxt = views[k + 1] if k + 1 < len(views) else None
+        if nxt is None and hands_over:
+            continue
         if nxt is not None and nxt.role == "assistant":
             continue  # the turn goes on; a call may still come
         if nxt is not None and nxt.is_tool_author:

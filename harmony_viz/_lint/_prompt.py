@@ -40,8 +40,12 @@ def prompt_tools(views: Sequence[Message]) -> tuple[list[DeclaredTool], list[Dia
     return tools, problems
 
 
-def check_prompt(views: Sequence[Message]) -> list[Diagnostic]:
-    """All prompt-check diagnostics for ``views`` (a rendered conversation or a prompt)."""
+def check_prompt(views: Sequence[Message], *, request: str | None = None) -> list[Diagnostic]:
+    """All prompt-check diagnostics for ``views`` (a rendered conversation or a prompt).
+
+    ``request`` is ``"chat"`` or ``"conversation"`` when ``views`` are our rendering of a request or conversation
+    (JSON): then what the prompt lacks, the request lacked, and the findings say so.
+    """
     out: list[Diagnostic] = []
     systems = [v for v in views if v.role == "system"]
     tools, problems = prompt_tools(views)
@@ -56,7 +60,7 @@ def check_prompt(views: Sequence[Message]) -> list[Diagnostic]:
     else:
         out.extend(_system_lines(systems[0], has_functions=bool(functions)))
     out.extend(_tool_placement(views))
-    out.extend(_history(views))
+    out.extend(_history(views, request=request))
     return out
 
 
@@ -118,7 +122,7 @@ def _tool_placement(views: Sequence[Message]) -> list[Diagnostic]:
     return out
 
 
-def _history(views: Sequence[Message]) -> list[Diagnostic]:
+def _history(views: Sequence[Message], *, request: str | None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for view in views[:-1]:
         if view.terminator == "<|return|>":
@@ -136,13 +140,26 @@ def _history(views: Sequence[Message]) -> list[Diagnostic]:
     if len(groups) > 1:
         open_turn = groups[-1]
         if not any(v.role == "assistant" and v.channel == "final" for v in open_turn):
-            out.extend(_dropped_analysis(open_turn))
+            out.extend(_dropped_analysis(open_turn, request=request))
     return out
 
 
-def _dropped_analysis(turn: Sequence[Message]) -> list[Diagnostic]:
-    """Calls in a still-open tool-use turn that have a result but no analysis before them."""
+# Where the analysis of a pending call is missing from: the prompt (text or ids: it may have been dropped on the way,
+# or never written), or the request itself (our rendering keeps every reasoning a request gives).
+_NO_ANALYSIS = {
+    None: ("no analysis comes before it in the prompt", "if the model wrote one, keep it"),
+    "chat": ("the request gives no reasoning before it", "send back what the model wrote (reasoning_content on the assistant message)"),
+    "conversation": ("the conversation has no analysis message before it", "if the model wrote one, keep it"),
+}
+
+
+def _dropped_analysis(turn: Sequence[Message], *, request: str | None) -> list[Diagnostic]:
+    """Calls in a still-open tool-use turn that have a result but no analysis before them.
+
+    The message says what is known: the analysis is absent, not that someone dropped it (a request may never have had one).
+    """
     out: list[Diagnostic] = []
+    missing, fix = _NO_ANALYSIS.get(request, _NO_ANALYSIS[None])
     for k, view in enumerate(turn):
         if not view.is_call:
             continue
@@ -157,5 +174,5 @@ def _dropped_analysis(turn: Sequence[Message]) -> list[Diagnostic]:
                 kept = True
                 break
         if answered and not kept:
-            out.append(diagnostic("dropped-analysis", f"tool call {view.index} ({view.recipient}) is still part of a pending tool-use turn but the analysis before it was dropped; keep it until the turn ends in a final answer (in the llama.cpp trials, multi-step calls passed 25/25 with it kept, 3/25 dropped)", view.header))
+            out.append(diagnostic("dropped-analysis", f"tool call {view.index} ({view.recipient}) is part of a pending tool-use turn, but {missing}; gpt-oss reasons before it calls and needs that analysis back until the turn ends in a final answer: {fix} (in the llama.cpp trials, multi-step calls passed 25/25 with it kept, 3/25 with it dropped)", view.header))
     return out

@@ -2,7 +2,8 @@
 
 ``parse`` and ``lint`` print these on stderr; their stdout keeps the JSON for scripts. Lines
 and columns count from 1, in characters of the text scanned (the decoded stream when the
-input was token ids or a run).
+input was token ids or a run). A request or conversation (JSON) is scanned as rendered: its
+positions are in that rendering, not the file, and say so (``PATH: in the rendered prompt, line L, column C``).
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ def finding_name(path: str) -> str:
     return "<stdin>" if path == "-" else path
 
 
-def show_findings(findings: Iterable[Any], name: str, source: str | Sequence[int], *, file: TextIO | None = None) -> None:
+def show_findings(findings: Iterable[Any], name: str, source: str | Sequence[int], *, rendered: str | None = None, file: TextIO | None = None) -> None:
     """Print each finding (``code``, ``severity``, ``message``, ``start``, ``end``) against ``source``.
 
     ``source`` is what was scanned: text (spans count characters) or token ids (spans count tokens).
+    ``rendered`` names the text ``source`` is when the file held no such text (``"the rendered prompt"`` of a
+    request): a line and column of it are not the file's, so each finding says ``PATH: in the rendered prompt, line L, column C``.
     """
     findings = list(findings)
     if not findings:
@@ -40,7 +43,8 @@ def show_findings(findings: Iterable[Any], name: str, source: str | Sequence[int
         line = bisect.bisect_right(line_starts, start) - 1
         lo = line_starts[line]
         hi = line_starts[line + 1] - 1 if line + 1 < len(line_starts) else len(text)
-        print(f"{name}:{line + 1}:{start - lo + 1}: {f.severity} {f.code} {f.message}", file=out)
+        where = f"{name}: in {rendered}, line {line + 1}, column {start - lo + 1}" if rendered else f"{name}:{line + 1}:{start - lo + 1}"
+        print(f"{where}: {f.severity} {f.code} {f.message}", file=out)
         shown, caret = _excerpt(text[lo:hi], start - lo, min(end, hi) - lo)
         print(f"  {shown}", file=out)
         print(f"  {caret}", file=out)

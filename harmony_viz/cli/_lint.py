@@ -22,8 +22,12 @@ request; rendered first, tools taken from it). Output: one line {"diagnostics": 
 severity, message, start, end}, ...], "unit": "chars"|"tokens"}: spans count tokens for
 token ids and characters for text. The scanner's diagnostics (what parse reports) are
 listed beside the rules' findings, each once. Each finding is also printed on stderr as
-PATH:LINE:COL: severity code message, with the line and a caret. Exit 0, or 1 with
---strict when a warning or error was found, 2 on bad input.
+PATH:LINE:COL: severity code message, with the line and a caret. A request or conversation
+is linted as the prompt a server feeds the model (rendered for completion, as `render
+--for-completion` writes it): spans count its tokens, and stderr says "PATH: in the rendered
+prompt, line L, column C". A prompt ending in <|start|>assistant has no completion: its last
+message is history (no stop-token). Exit 0, or 1 with --strict when a warning or error was
+found, 2 on bad input.
 """
 
 
@@ -69,8 +73,8 @@ def load_tools(path: str) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz._lint import ToolParseError, lint, select, tools_from_json
-    from harmony_viz.inputs import Stream
+    from harmony_viz._lint import ToolParseError, lint, prompt_ids, select, tools_from_json
+    from harmony_viz.inputs import InputError, Stream
 
     found = read_source(args.file)
     # Text is linted as text: no vocabulary (only token ids need it).
@@ -83,10 +87,19 @@ def run(args: argparse.Namespace) -> int:
             tools = tools_from_json(data)
         except ToolParseError as exc:
             raise CLIError(f"{args.file}: {exc}") from None
-    say_read(found, stream)  # once every input is known good: bad input stays one line
     source = stream.source
-    diagnostics = select(lint(source, role=args.role or stream.role, tools=tools), select=args.select, ignore=args.ignore)
-    show_findings(diagnostics, finding_name(args.file), source)
+    rendered = None
+    if found.kind in ("chat", "conversation"):
+        # A request is a prompt: linted as a server feeds it to the model, handing over at <|start|>assistant.
+        try:
+            source = prompt_ids(found)
+        except InputError as exc:
+            raise CLIError(str(exc)) from None
+        rendered = "the rendered prompt"
+    say_read(found, stream)  # once every input is known good: bad input stays one line
+    # A request goes in as read (lint renders it as ``source`` is), so the findings can say what the request itself lacks.
+    diagnostics = select(lint(found if rendered else source, role=args.role or stream.role, tools=tools), select=args.select, ignore=args.ignore)
+    show_findings(diagnostics, finding_name(args.file), source, rendered=rendered)
     write_json({"diagnostics": [d.to_json() for d in diagnostics], "unit": "chars" if isinstance(source, str) else "tokens"})
     if args.strict and any(d.severity in ("error", "warning") for d in diagnostics):
         return 1

@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     steps.append(scanner.flush())
     events = [ev for step in steps for ev in step]
     result = assemble(events)
-    show_findings(result.diagnostics, finding_name(args.file), source)
+    # A conversation's findings point into its rendering, not the JSON file's lines.
+    show_findings(result.diagnostics, finding_name(args.file), source, rendered="the rendered conversation" if found.kind in ("chat", "conversation") else None)
 
     if args.output == "messages":
         write_json({**result.to_json(), "unit": unit})
