@@ -167,6 +167,19 @@ def test_finish_reason_and_reasoning_tokens(seed_ids: list[int]) -> None:
     assert "reasoning-tokens-mismatch" not in _check("chat", seed_ids, counted)
 
 
+@pytest.mark.parametrize("spelling", ["<|endoftext|>", "<|startoftext|>", "<|reserved_200013|>", "<|endofprompt|>"])
+def test_any_special_spelling_in_the_servers_text_is_a_control_token_in_content(seed_ids: list[int], spelling: str) -> None:
+    # issue 32: the chat and Responses checks know every special token of o200k_harmony (one table in tokens)
+    chat = copy.deepcopy(expected_for("chat", seed_ids))
+    chat["choices"][0]["message"]["content"] = (chat["choices"][0]["message"]["content"] or "") + spelling
+    found = [d for d in check_answer("hand-made", "chat", seed_ids, chat).discrepancies if d.code == "control-token-in-content"]
+    assert [d.message for d in found] == [f"{spelling} is spelled out in the server's text"]
+    resp = copy.deepcopy(expected_for("responses", seed_ids))
+    item = next(i for i in resp["output"] if i["type"] == "message")
+    item["content"][0]["text"] += spelling
+    assert "control-token-in-content" in _check("responses", seed_ids, resp)
+
+
 def test_items_out_of_token_order(seed_ids: list[int]) -> None:
     resp = copy.deepcopy(expected_for("responses", seed_ids))
     resp["output"] = list(reversed(resp["output"]))

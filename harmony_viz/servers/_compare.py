@@ -8,7 +8,6 @@ tokens keep out of sight (reasoning) and which is visible.
 from __future__ import annotations
 
 import json
-import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,9 +36,6 @@ CODES: Codes = {
     "call-not-streamed": ("warning", "a Responses stream sends a tool call only in its output_item.done: no output_item.added, no argument deltas; a client that builds calls from the stream's deltas misses it"),
     "field-name": ("info", "the reasoning field has another name, e.g. `reasoning` vs `reasoning_content`"),
 }
-
-_SPECIAL_RE = re.compile(r"<\|[A-Za-z0-9_]+\|>")
-
 
 @dataclass(frozen=True, slots=True)
 class Discrepancy(Finding):
@@ -127,12 +123,12 @@ def _json_equal(a: str, b: str) -> bool | None:
 
 
 def _where_of_token(ids: Sequence[int], literal: str) -> At | None:
-    from harmony_viz.tokens import special_by_literal
+    from harmony_viz.tokens import SPECIAL_SPELLINGS
 
-    tok = special_by_literal(literal)
-    if tok is None or tok.id not in ids:
+    token_id = SPECIAL_SPELLINGS.get(literal)
+    if token_id is None or token_id not in ids:
         return None
-    k = list(ids).index(tok.id)
+    k = list(ids).index(token_id)
     return At(Span(k, k + 1))
 
 
@@ -143,7 +139,7 @@ def compare(api: str, server: Answer, expected: Answer, messages: Sequence[Any],
     ``tools_withheld``: the request declared tools that the replay could not send (llama.cpp's
     grammar), so a missing call is the replay's doing, reported at info severity.
     """
-    from harmony_viz.tokens import special_by_literal
+    from harmony_viz.tokens import special_spellings_in
 
     out: list[Discrepancy] = []
     args_text = "\n".join(c.arguments for c in server.calls)
@@ -170,9 +166,7 @@ def compare(api: str, server: Answer, expected: Answer, messages: Sequence[Any],
             out.append(finding("tool-json-in-content", f"the arguments of the call to {m.tool_name} (message {m.index}) are in the content", at(m, n)))
     out += _compare_calls(server.calls, expected.calls, calls, n, missing_severity="info" if tools_withheld else None, texts=texts, norms=norms)
     ours: str | None = None
-    for literal in sorted(set(_SPECIAL_RE.findall(everything))):
-        if special_by_literal(literal) is None:
-            continue
+    for literal in sorted({m.group() for m in special_spellings_in(everything)}):
         if ours is None:  # joined once, not once per literal
             ours = "\n".join((expected.content, expected.reasoning, *(c.arguments for c in expected.calls)))
         if everything.count(literal) > ours.count(literal):
