@@ -140,12 +140,15 @@ def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, ch
     return _lint_views(views, scanned, stream_source, role=role, tools=tools, check_prompt=check_prompt, scanner=scanner, request=request)
 
 
-def lint_messages(messages: Sequence[Any], *, role: str | None = None, tools: Tools | None = None) -> list[Diagnostic]:
+def lint_messages(messages: Sequence[Any], *, role: str | None = None, tools: Tools | None = None,
+                  scanned: Sequence[Diagnostic] = (), ids: Sequence[int] | None = None) -> list[Diagnostic]:
     """``lint(ids, role=role, tools=tools, scanner=False)`` on the stream whose whole scan gave ``messages`` (token spans).
 
-    The replay reads them from its trace (``Trace.scanned_messages``) instead of scanning the stream again.
+    The replay reads them from its trace (``Trace.scanned_messages``) instead of scanning the stream again. ``scanned``
+    (that scan's diagnostics) and ``ids`` (the stream) tell a prompt that hands over at ``<|start|>assistant``, which has
+    no completion; they are not reported.
     """
-    return _lint_views(list(messages), (), None, role=role, tools=tools, check_prompt=None, scanner=False)
+    return _lint_views(list(messages), tuple(scanned), None if ids is None else list(ids), role=role, tools=tools, check_prompt=None, scanner=False)
 
 
 def _lint_views(views: list[Any], scanned: Sequence[Diagnostic], stream_source: Any, *, role: str | None, tools: Tools | None,

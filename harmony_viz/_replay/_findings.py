@@ -55,7 +55,8 @@ def run_lints(ids: list[int] | Trace, *, role: str | None, tools: Any) -> tuple[
         if not isinstance(ids, Trace):
             return lint(ids, role=role, tools=tools, scanner=False), None
         if ids.unit == "tokens":
-            return lint_messages(ids.scanned_messages(), role=role, tools=tools), None
+            # the scan's diagnostics and the ids tell a prompt that hands over at <|start|>assistant (no completion)
+            return lint_messages(ids.scanned_messages(), role=role, tools=tools, scanned=[d for _step, d in ids.diagnostics], ids=ids.tokens.tolist()), None
         return lint(ids.tokens.tolist(), role=role, tools=tools, scanner=False), None
     except ToolParseError:
         raise
