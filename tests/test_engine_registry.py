@@ -25,9 +25,9 @@ def test_the_four_engines_are_registered_in_order() -> None:
         engines.get("tgi")
 
 
-def test_the_readme_engine_table_is_the_registrys() -> None:
-    readme = (ROOT / "README.md").read_text()
-    block = re.search(r"<!-- engine-table -->\n(.*?)\n<!-- /engine-table -->", readme, re.S)
+def test_the_docs_engine_table_is_the_registrys() -> None:
+    page = (ROOT / "docs" / "server-lens.md").read_text()
+    block = re.search(r"<!-- engine-table -->\n(.*?)\n<!-- /engine-table -->", page, re.S)
     assert block is not None and block.group(1) == engines.engine_table(), "regenerate: python -c 'from harmony_viz.servers import engines; print(engines.engine_table())'"
 
 

@@ -130,16 +130,16 @@ def test_the_scanners_finding_is_printed_as_the_rules_are(tmp_path, capsys):
     assert f"{path}:1:1: warning constrain-missing " in linted.err
 
 
-def _readme_lint_examples() -> list[list[str]]:
+def _docs_lint_examples() -> list[list[str]]:
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n### Lint: the dialect's rules and the prompt's\n", 1)[1].split("\n### ", 1)[0]
+    page = (Path(__file__).resolve().parents[1] / "docs" / "scan-and-lint.md").read_text(encoding="utf-8")
+    section = page.split("\n## Lint: the dialect's rules and the prompt's\n", 1)[1].split("\n### ", 1)[0]
     return [line.split("#", 1)[0].split()[3:] for line in section.splitlines() if line.startswith("    harmony-viz lint out.txt ")]
 
 
-def test_the_readme_lint_flags_do_what_it_says(tmp_path, capsys):
-    examples = _readme_lint_examples()
+def test_the_docs_lint_flags_do_what_they_say(tmp_path, capsys):
+    examples = _docs_lint_examples()
     assert {flag for argv in examples for flag in argv if flag.startswith("--")} == {"--strict", "--select", "--ignore"}
     path = tmp_path / "out.txt"
     path.write_text(SPACED_CALL)

@@ -206,11 +206,11 @@ def test_the_shipped_sglang_captures_give_sglang_md_codes_offline() -> None:
         assert shipped[(stream, "chat")].worst in (None, "info"), stream
 
 
-def test_the_readme_bug_zoo_table_is_the_one_the_captures_make() -> None:
+def test_the_docs_bug_zoo_table_is_the_one_the_captures_make() -> None:
     import re
 
     from harmony_viz.servers import lens
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    block = re.search(r"<!-- bug-zoo-table -->\n(.*?)\n<!-- /bug-zoo-table -->", readme, re.S)
+    page = (Path(__file__).resolve().parents[1] / "docs" / "server-lens.md").read_text()
+    block = re.search(r"<!-- bug-zoo-table -->\n(.*?)\n<!-- /bug-zoo-table -->", page, re.S)
     assert block is not None and block.group(1) == lens.bug_zoo_markdown(), "regenerate: python -c 'from harmony_viz.servers import lens; print(lens.bug_zoo_markdown())'"
