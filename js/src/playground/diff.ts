@@ -1,7 +1,7 @@
 // The render diff panel: the reference layout against the model's layout or a chat template's render.
 // Shared by the playground and the standalone template page. Text goes through textContent only.
 import { FIRST_SPECIAL } from "../shared/constants";
-import { h } from "../shared/dom";
+import { h, scrollRegion } from "../shared/dom";
 import { chipLabel } from "../shared/labels";
 import { codeMarks, diffRuns, diffStates } from "./pure";
 import type { DiffPayload } from "./types";
@@ -11,7 +11,7 @@ const DIFF_CONTEXT = 12;  // unchanged tokens kept on each side of a change
 function side(title: string, ids: number[], pieces: string[], states: string[], codes: string[][] | null, hv: string): HTMLElement {
   const row = h("div", { class: "hv-pg-diff-side", "data-hv": hv });
   row.appendChild(h("div", { class: "hv-panel-title" }, title));
-  const box = h("div", { class: "hv-pg-diff-tokens" });
+  const box = scrollRegion(h("div", { class: "hv-pg-diff-tokens" }), `${title}: tokens`);
   // A token that a difference names is never folded away.
   const shown = codes ? states.map((s, t) => (codes[t].length ? "named" : s)) : states;
   for (const run of diffRuns(shown, DIFF_CONTEXT)) {
@@ -45,7 +45,7 @@ function scrollTo(sideEl: HTMLElement, span: [number, number]): void {
 }
 
 function differenceList(d: DiffPayload, what: string, ours: HTMLElement, theirs: HTMLElement): HTMLElement {
-  const list = h("ul", { class: "hv-pg-diags", "data-hv": `${what}-differences` });
+  const list = scrollRegion(h("ul", { class: "hv-pg-diags", "data-hv": `${what}-differences` }), "differences");
   if (!(d.differences ?? []).length && d.layout === "prompt") {
     list.appendChild(h("li", { class: "hv-empty", "data-hv": "prompt-identical" }, "the prompts are identical"));
   }

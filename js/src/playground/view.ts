@@ -1,7 +1,7 @@
 // The playground's DOM: message cards, the token stream, diagnostics, the layout diff, the replay.
 // Model text only ever goes through textContent / value, never innerHTML: text is data, not markup.
 import { FIRST_SPECIAL } from "../shared/constants";
-import { Tooltip, fillLegend, h } from "../shared/dom";
+import { Tooltip, fillLegend, h, scrollRegion } from "../shared/dom";
 import { chipLabel, escapeText } from "../shared/labels";
 import { layoutSelect, renderDiffPanel } from "./diff";
 import { EFFORTS, ROLES, clone, diagnosticMarks, messageOfToken, moveMessage, newMessage, parseIds, removeMessage, setHeader } from "./pure";
@@ -26,16 +26,16 @@ export class PlaygroundView {
 
   private presetSel = h("select", { "data-hv": "preset", title: "start from a preset" });
   private errorEl = h("span", { class: "hv-error", "data-hv": "error", role: "alert" });
-  private cardsEl = h("div", { class: "hv-pg-cards", "data-hv": "messages" });
+  private cardsEl = scrollRegion(h("div", { class: "hv-pg-cards", "data-hv": "messages" }), "messages");
   private addSel = h("select", { "data-hv": "add-message", title: "add a message at the end" });
   private originEl = h("span", { class: "hv-pg-origin", "data-hv": "origin" });
   private modeBtn = h("button", { type: "button", "data-hv": "mode", title: "show token text or token ids" }, "ids");
-  private tokensEl = h("div", { class: "hv-pg-tokens", "data-hv": "tokens" });
-  private altEl = h("div", { class: "hv-pg-tokens hv-pg-alt", "data-hv": "tokens-alt" });
+  private tokensEl = scrollRegion(h("div", { class: "hv-pg-tokens", "data-hv": "tokens" }), "tokens");
+  private altEl = scrollRegion(h("div", { class: "hv-pg-tokens hv-pg-alt", "data-hv": "tokens-alt" }), "tokens, the other layout");
   private raw = h("textarea", { class: "hv-pg-raw", "data-hv": "raw", rows: "6", spellcheck: "false",
     title: "edit the stream; Ctrl+Enter or 'apply' sends it to Python to be scanned" });
   private rawErr = h("span", { class: "hv-error", "data-hv": "raw-error" });
-  private diagEl = h("ul", { class: "hv-pg-diags", "data-hv": "diagnostics" });
+  private diagEl = scrollRegion(h("ul", { class: "hv-pg-diags", "data-hv": "diagnostics" }), "diagnostics");
   private diffBtn = h("button", { type: "button", "data-hv": "diff-toggle", title: "compare openai-harmony's layout with the model's" }, "render diff");
   private diffEl = h("div", { class: "hv-pg-diff", "data-hv": "diff" });
   private replayEl = h("div", { class: "hv-pg-replay", "data-hv": "replay-view" });
@@ -194,7 +194,7 @@ export class PlaygroundView {
   }
 
   private area(hv: string, value: string, onInput: (v: string) => void, rows = 3): HTMLTextAreaElement {
-    const el = h("textarea", { "data-hv": hv, rows: String(rows), spellcheck: "false" });
+    const el = h("textarea", { "data-hv": hv, rows: String(rows), spellcheck: "false", "aria-label": hv });
     el.value = value;
     el.addEventListener("input", () => { onInput(el.value); this.commit(); });
     return el;
@@ -253,7 +253,7 @@ export class PlaygroundView {
     if (part.type === "text") {
       box.appendChild(this.area("content", str("text"), (v) => upd("text", v), 3));
     } else if (part.type === "system_content") {
-      const effort = h("select", { "data-hv": "reasoning-effort" });
+      const effort = h("select", { "data-hv": "reasoning-effort", "aria-label": "reasoning effort" });
       effort.appendChild(h("option", { value: "" }, "(none)"));
       for (const e of EFFORTS) effort.appendChild(h("option", { value: e }, e));
       effort.value = str("reasoning_effort");

@@ -7,16 +7,27 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<s
   for (const [k, v] of Object.entries(attrs)) {
     if (k === "class") e.className = v; else e.setAttribute(k, v);
   }
+  // a form control named only by its title has no name for a screen reader (axe's label-title-only): the title names it
+  if ((tag === "select" || tag === "input" || tag === "textarea") && attrs.title && !attrs["aria-label"]) e.setAttribute("aria-label", attrs.title);
   if (text !== undefined) e.textContent = text;
   return e;
+}
+
+/** Make a scrolling box reachable by keyboard (Tab, then the arrows scroll it) and name it for a screen reader. */
+export function scrollRegion<E extends HTMLElement>(el: E, name: string): E {
+  el.tabIndex = 0;
+  if (el.tagName !== "UL" && el.tagName !== "OL") el.setAttribute("role", "region");  // a list stays a list
+  el.setAttribute("aria-label", name);
+  return el;
 }
 
 /** Fill `el` with the colour legend of a mode: a swatch and a name per entry. */
 export function fillLegend(el: HTMLElement, mode: ColourMode): void {
   el.textContent = "";
-  for (const [name, colour] of legend(mode)) {
+  for (const [name, colour, key] of legend(mode)) {
     const item = h("span", { class: "hv-legend-item" });
-    const sw = h("span", { class: "hv-swatch" });
+    // the class gives the swatch its channel's or role's line pattern (widget.css), as on the chips
+    const sw = h("span", { class: `hv-swatch hv-${mode === "channel" ? "k" : "r"}-${key}` });
     sw.style.background = colour;
     item.append(sw, document.createTextNode(name));
     el.appendChild(item);

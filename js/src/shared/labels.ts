@@ -22,8 +22,8 @@ export { ROLE_COLOURS };
 
 export type ColourMode = "channel" | "role";
 
-/** Legend entries for a colouring mode. */
-export function legend(mode: ColourMode): Array<[string, string]> {
+/** Legend entries for a colouring mode: [name, colour, the kind or role it stands for]. */
+export function legend(mode: ColourMode): Array<[string, string, string]> {
   const table = mode === "channel" ? CHANNEL_COLOURS : ROLE_COLOURS;
-  return Object.entries(table).map(([k, c]) => [mode === "channel" ? KIND_LABELS[k] ?? k : k, c]);
+  return Object.entries(table).map(([k, c]) => [mode === "channel" ? KIND_LABELS[k] ?? k : k, c, k]);
 }

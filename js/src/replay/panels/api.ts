@@ -1,6 +1,6 @@
 // The API view: what each endpoint would have sent as of this step, one tab per projection,
 // plus the server tab when the trace came from a server.
-import { h } from "../../shared/dom";
+import { h, scrollRegion } from "../../shared/dom";
 import { apiViewAt } from "../apiview";
 import type { TraceData } from "../trace";
 import type { ApiView } from "../types";
@@ -96,6 +96,6 @@ export class ApiPanel implements Panel {
       body.appendChild(panel);
       return;
     }
-    body.appendChild(h("pre", { class: "hv-json" }, JSON.stringify(current, null, 2)));
+    body.appendChild(scrollRegion(h("pre", { class: "hv-json" }, JSON.stringify(current, null, 2)), "the client's object as JSON"));
   }
 }

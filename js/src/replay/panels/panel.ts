@@ -1,5 +1,5 @@
 // What every replay panel is: a titled section that owns its state and draws one step.
-import { h } from "../../shared/dom";
+import { h, scrollRegion } from "../../shared/dom";
 import type { TraceData } from "../trace";
 
 /** A panel draws the trace as of a step; `reset` forgets what it drew (a new trace arrived). */
@@ -30,7 +30,8 @@ export interface Section { el: HTMLElement; body: HTMLElement; title: HTMLElemen
 export function section(hv: string, title: string): Section {
   const el = h("section", { class: `hv-panel hv-panel-${hv}`, "data-hv-panel": hv });
   const t = h("h4", { class: "hv-panel-title" }, title);
-  const body = h("div", { class: "hv-panel-body", "data-hv": hv });
+  // the body scrolls: the keyboard reaches it, named by the panel's title
+  const body = scrollRegion(h("div", { class: "hv-panel-body", "data-hv": hv }), title);
   el.append(t, body);
   return { el, body, title: t };
 }

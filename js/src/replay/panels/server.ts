@@ -1,6 +1,6 @@
 // The API view's "server" tab (server lens): the server's answer beside ours, and the
 // discrepancies between them. Pure DOM building; the view supplies the jump-to-tokens action.
-import { h } from "../../shared/dom";
+import { h, scrollRegion } from "../../shared/dom";
 import type { DiffPayload } from "../../playground/types";
 
 export interface ServerCall { name: string; arguments: string; kind: string }
@@ -57,7 +57,7 @@ export function serverChecks(meta: unknown): ServerCheck[] | null {
 function field(label: string, value: string | null, cls = ""): HTMLElement {
   const row = h("div", { class: `hv-srv-field ${cls}`.trim() });
   row.append(h("span", { class: "hv-srv-label" }, label));
-  row.append(value ? h("pre", { class: "hv-srv-text" }, value) : h("span", { class: "hv-empty" }, "none"));
+  row.append(value ? scrollRegion(h("pre", { class: "hv-srv-text" }, value), label) : h("span", { class: "hv-empty" }, "none"));
   return row;
 }
 
@@ -96,7 +96,7 @@ function discrepancyList(check: ServerCheck, jump: (start: number, end: number) 
 
 function raw(title: string, value: unknown): HTMLElement {
   const det = h("details", { class: "hv-srv-raw" });
-  det.append(h("summary", {}, title), h("pre", { class: "hv-json" }, JSON.stringify(value, null, 2)));
+  det.append(h("summary", {}, title), scrollRegion(h("pre", { class: "hv-json" }, JSON.stringify(value, null, 2)), title));
   return det;
 }
 

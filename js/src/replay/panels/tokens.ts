@@ -1,7 +1,7 @@
 // The token pane: a virtualised stream of chips (only the rows in view exist), the status of
 // each chip at this step, the findings on it, the token card, selection and highlighted spans.
 import { CHAR_W, PANE_PAD, PANE_W, ROW_H, TALL_ROWS } from "../../shared/constants";
-import { Tooltip, h } from "../../shared/dom";
+import { Tooltip, h, scrollRegion } from "../../shared/dom";
 import { chipLabel } from "../../shared/labels";
 import { tokenCard } from "../card";
 import { surpriseBin } from "../chips";
@@ -22,7 +22,7 @@ function hideOtherCards(mine: HTMLElement): void {
 }
 
 export class TokensPanel implements Panel {
-  readonly el = h("div", { class: "hv-tokens", "data-hv": "tokens", tabindex: "-1" });
+  readonly el = scrollRegion(h("div", { class: "hv-tokens", "data-hv": "tokens" }), "tokens");
   /** scroll to the chunk being fed on every step */
   follow = true;
   /** which findings mark the chips (the Findings panel's filter) */
