@@ -39,8 +39,8 @@ def per_case(outcomes: list) -> list[float]:  # noqa: ANN001
 
 
 def main(argv: list[str] | None = None) -> int:
-    from harmony_viz.conformance import load_suite
-    from harmony_viz.servers import Target, conformance_summary, lens, run_suite
+    from harmony_viz.conformance import Target, conformance_summary, load_suite, run_suite
+    from harmony_viz.servers import lens
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engines", default="gpt-oss,llama.cpp", help="replay servers to start (default gpt-oss,llama.cpp)")

@@ -1,7 +1,7 @@
 """The conformance suite as pytest tests: ``pytest --harmony-conformance --harmony-sglang ...`` (entry point ``pytest11``).
 
 One test per case, engine and API, named ``family/name[engine-api]``, each reporting the status
-``harmony-viz conformance`` gives the same input (``harmony_viz.servers.run_suite``):
+``harmony-viz conformance`` gives the same input (``harmony_viz.conformance.run_suite``):
 
 - **pass** passes; **fail** fails with its codes and each finding's message;
 - **known** (listed in ``--harmony-known`` with the same codes) is a strict xfail, so a listed
@@ -21,6 +21,9 @@ plugin does nothing; and pytest's start stays as it was: the registry is importe
 argument starts with ``--harmony`` (or for ``--help``), the suite and the runner only with
 ``--harmony-conformance``. Given no test paths, only the suite is collected (a project's own
 tests are not, unless named), so it runs from any folder.
+
+The suite, the runner and the words of a failure are the conformance package's
+(``EngineRuns``, ``failure_text``); this module only turns them into pytest's items and outcomes.
 """
 
 from __future__ import annotations
@@ -33,13 +36,11 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from harmony_viz.conformance import Case
-    from harmony_viz.servers import Known, Outcome, Target
+    from harmony_viz.conformance import Case, EngineRuns, Outcome, Target
 
 GROUP = "harmony"
 ENGINE_PREFIX = "harmony_engine_"  # dest of --harmony-<engine>: the engine's registry dest after it
 OPTION_PREFIX = "harmony_option_"  # dest of an engine's own option: the command's dest after it
-PROMPT_API = "prompt"  # the runner's API column of a prompt case (the prompt the engine rendered)
 
 
 class KnownDivergence(Exception):
@@ -117,70 +118,34 @@ def _add_engine_options(parser: pytest.Parser) -> None:
 
 # ---- the run --------------------------------------------------------------------------------
 class Suite:
-    """The cases, the engines named, the known divergences; each engine's outcomes, asked once."""
+    """The cases, the engines named, the known divergences (from the options); the run each engine's tests read."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from harmony_viz.conformance import SuiteError, load_suite, select
-        from harmony_viz.servers import APIS, KnownError, Target, engines, read_known
+        from harmony_viz.conformance import EngineRuns, KnownError, NoCaseError, SuiteError, Target, load_cases, read_known
+        from harmony_viz.servers import engines
 
         opts = vars(config.option)
         by_dest = {e.dest: e for e in engines.engines()}
         options = {k[len(OPTION_PREFIX):]: v for k, v in opts.items() if k.startswith(OPTION_PREFIX)}
         named = [(by_dest[k[len(ENGINE_PREFIX):]], v) for k, v in opts.items() if k.startswith(ENGINE_PREFIX) and v and k[len(ENGINE_PREFIX):] in by_dest]
-        self.targets: list[Target] = [Target(e.name, None if e.offline else str(v), options) for e, v in named]  # the registry's order, as the command's
+        # the registry's order, as the command's
+        self.targets: list[Target] = [Target(engine=e.name, url=None if e.offline else str(v), options=options) for e, v in named]
         if not self.targets:
             flags = ", ".join("--harmony-" + e.flag[2:] + ("" if e.offline else " URL") for e in engines.engines())
             raise pytest.UsageError(f"--harmony-conformance: name at least one engine: {flags}")
-        patterns = config.getoption("harmony_select")
-        known_path = config.getoption("harmony_known")
+        self.known_path = config.getoption("harmony_known")
         try:
-            cases = load_suite(config.getoption("harmony_suite"))
-            if patterns:
-                cases = select(cases, patterns)
-            self.known: dict[tuple[str, str, str], Known] = read_known(known_path) if known_path else {}
-        except (SuiteError, KnownError) as exc:
+            self.cases: list[Case] = load_cases(config.getoption("harmony_suite"), config.getoption("harmony_select"))
+            known = read_known(self.known_path) if self.known_path else {}
+        except (SuiteError, NoCaseError, KnownError) as exc:
             raise pytest.UsageError(f"--harmony-conformance: {exc}") from None
-        if not cases:
-            raise pytest.UsageError(f"--harmony-conformance: no case matches {', '.join(patterns or [])}")
-        self.cases: list[Case] = cases
-        self.known_path = known_path
-        self.timeout = float(config.getoption("harmony_timeout"))
         self.allow_fixed = bool(config.getoption("harmony_allow_fixed"))
-        self.apis: tuple[str, ...] = tuple(APIS)
-        self.wanted: dict[str, set[str]] = {}  # engine -> the case ids still selected after collection
+        self.runs: EngineRuns = EngineRuns(self.cases, self.targets, known, float(config.getoption("harmony_timeout")))
         self.selected: set[tuple[str, str, str]] = set()  # the (case, engine, api) of the tests still selected
-        self._outcomes: dict[str, dict[tuple[str, str, str], Outcome]] = {}
-        self._broken: dict[str, str] = {}  # engine -> why its run raised
-
-    def apis_of(self, case: Case) -> tuple[str, ...]:
-        return self.apis if case.kind == "answer" else (PROMPT_API,)
-
-    def outcome(self, engine: str, key: tuple[str, str, str]) -> Outcome | str:
-        """This case's outcome through this engine's API, or the one line why the engine's run broke."""
-        self._run(engine)
-        if engine in self._broken:
-            return self._broken[engine]
-        found = self._outcomes[engine].get(key)
-        return found if found is not None else f"the run gave no result for {key[0]} through {engine} {key[2]}"
-
-    def _run(self, engine: str) -> None:
-        from harmony_viz.servers import run_suite
-
-        if engine in self._outcomes or engine in self._broken:
-            return
-        target = next(t for t in self.targets if t.engine == engine)
-        wanted = self.wanted.get(engine)
-        cases = [c for c in self.cases if wanted is None or c.id in wanted]
-        try:
-            got = run_suite(cases, [target], known=self.known, timeout=self.timeout) if cases else []
-        except Exception as exc:  # an engine's own failure, not a case's: every test of the engine says it once
-            self._broken[engine] = f"{engine} could not be asked: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
-            return
-        self._outcomes[engine] = {o.key: o for o in got}
 
     def outcomes_of(self, engine: str) -> list[Outcome]:
         """The engine's outcomes behind the tests still selected (a case's other APIs may have been deselected)."""
-        return [o for k, o in self._outcomes.get(engine, {}).items() if k in self.selected]
+        return [o for k, o in self.runs.outcomes.get(engine, {}).items() if k in self.selected]
 
 
 SUITE = pytest.StashKey[Suite]()
@@ -196,7 +161,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if suite is None:
         return None
     named = ", ".join(t.engine + (f" {t.url}" if t.url else " (offline)") for t in suite.targets)
-    known = f"; known: {suite.known_path} ({len(suite.known)})" if suite.known_path else ""
+    known = f"; known: {suite.known_path} ({len(suite.runs.known)})" if suite.known_path else ""
     return [f"harmony-viz conformance: {len(suite.cases)} cases through {named}{known}"]
 
 
@@ -228,22 +193,22 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         if isinstance(item, CaseItem):
             wanted[item.engine].add(item.case.id)
             suite.selected.add((item.case.id, item.engine, item.api))
-    suite.wanted = wanted
+    suite.runs.wanted = wanted
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     suite = config.stash.get(SUITE, None)
-    if suite is None or not any(suite.outcomes_of(t.engine) or t.engine in suite._broken for t in suite.targets):
+    if suite is None or not any(suite.outcomes_of(t.engine) or t.engine in suite.runs.broken for t in suite.targets):
         return
-    from harmony_viz.servers import conformance_summary
+    from harmony_viz.conformance import summary_line
 
     terminalreporter.section("harmony-viz conformance")
     for t in suite.targets:
-        mine = conformance_summary(suite.outcomes_of(t.engine))
-        if mine["total"]:
-            terminalreporter.line(f"{t.engine}: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in mine.items() if k != "total" and v) + f" of {mine['total']}")
-        elif t.engine in suite._broken:
-            terminalreporter.line(suite._broken[t.engine])
+        mine = suite.outcomes_of(t.engine)
+        if mine:
+            terminalreporter.line(f"{t.engine}: {summary_line(mine)}")
+        elif t.engine in suite.runs.broken:
+            terminalreporter.line(suite.runs.broken[t.engine])
 
 
 class EngineSuite(pytest.Collector):
@@ -255,12 +220,14 @@ class EngineSuite(pytest.Collector):
         self.target = target
 
     def collect(self) -> list[pytest.Item]:
+        from harmony_viz.conformance import apis_of
+
         out: list[pytest.Item] = []
         for case in self.suite.cases:
-            for api in self.suite.apis_of(case):
+            for api in apis_of(case):
                 name = f"{case.id}[{self.target.engine}-{api}]"
                 item = CaseItem.from_parent(self, name=name, nodeid=name, case=case, engine=self.target.engine, api=api)
-                known = self.suite.known.get((case.id, self.target.engine, api))
+                known = self.suite.runs.known.get((case.id, self.target.engine, api))
                 if known is not None:
                     reason = "known divergence " + ", ".join(sorted(known.codes)) + (f": {known.reason}" if known.reason else "") + (f" ({known.link})" if known.link else "")
                     item.add_marker(pytest.mark.xfail(reason=reason, strict=not self.suite.allow_fixed, raises=KnownDivergence))
@@ -269,7 +236,7 @@ class EngineSuite(pytest.Collector):
 
     def setup(self) -> None:
         # The engine's part of the suite, once: at its first test (a later setup of the same engine finds it done).
-        self.suite._run(self.target.engine)
+        self.suite.runs.run(self.target.engine)
 
 
 class CaseItem(pytest.Item):
@@ -288,7 +255,7 @@ class CaseItem(pytest.Item):
         return self.config.stash[SUITE]
 
     def setup(self) -> None:
-        got = self.suite.outcome(self.engine, (self.case.id, self.engine, self.api))
+        got = self.suite.runs.outcome(self.engine, (self.case.id, self.engine, self.api))
         if isinstance(got, str):
             pytest.fail(got, pytrace=False)
         self.result = got
@@ -305,7 +272,9 @@ class CaseItem(pytest.Item):
         elif o.status == "known":
             raise KnownDivergence(f"known divergence: {', '.join(o.codes)}" + (f" ({o.reason})" if o.reason else ""))
         elif o.status == "fail":
-            raise Divergence(_describe(o))
+            from harmony_viz.conformance import failure_text
+
+            raise Divergence(failure_text(o))
         # pass; and fixed, which the strict xfail turns into XPASS(strict)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | Any:
@@ -326,19 +295,3 @@ def _skip(reason: str) -> None:
         raise pytest.skip.Exception(reason, _use_item_location=True)
     except TypeError:
         pytest.skip(reason)
-
-
-def _describe(o: Outcome) -> str:
-    findings = getattr(o.check, "discrepancies", None) or getattr(o.check, "differences", None) or ()
-    # The first line is what the short summary shows: the codes, as the command's FAIL line.
-    lines = [", ".join(o.codes) or o.reason, f"{o.case.id} through {o.engine}" + (f" {o.engine_version}" if o.engine_version else "") + f" {o.api}"]
-    if o.reason and o.codes:
-        lines.append(o.reason)
-    lines += [f"  [{d.severity}] {d.code}: {d.message}" for d in findings if d.code in o.codes]
-    error = getattr(o.check, "error", None)
-    if error and not any(str(error).splitlines()[0] in line for line in lines):
-        lines.append(f"  server: {str(error).splitlines()[0]}")
-    if o.case.description:
-        lines.append(f"  case: {o.case.description} ({o.case.source})")
-    return "\n".join(lines)
-

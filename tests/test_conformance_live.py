@@ -27,7 +27,8 @@ def _sglang_or_skip() -> None:
 
 
 def test_the_shipped_known_divergences_are_valid_and_name_real_cases() -> None:
-    from harmony_viz.servers import engines, read_known
+    from harmony_viz.conformance import read_known
+    from harmony_viz.servers import engines
 
     ids = {c.id for c in load_suite()}
     files = sorted(KNOWN_DIR.glob("*.jsonl"))

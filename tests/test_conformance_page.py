@@ -20,8 +20,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import pytest
 
 from harmony_viz.cli import main
-from harmony_viz.conformance import load_suite
-from harmony_viz.servers import MATRIX_CLASSES, MergeError, check_report, conformance_page, read_report, version_key
+from harmony_viz.conformance import MATRIX_CLASSES, MergeError, check_report, conformance_page, load_suite, read_report, version_key
 
 ROOT = Path(__file__).resolve().parents[1]
 SELECT = ["header/*", "clean/final-only", "stop/continues-after-call", "prompt/two-step"]

@@ -153,8 +153,7 @@ def test_sglang_subset_gives_the_commands_statuses(pytester: pytest.Pytester, tm
 
 @pytest.mark.server
 def test_the_reference_server_gives_the_commands_statuses_and_known_divergences_xfail(gpt_oss_server, pytester: pytest.Pytester, tmp_path: Path) -> None:  # noqa: ANN001
-    from harmony_viz.conformance import load_suite, select
-    from harmony_viz.servers import Target, read_known, run_suite, write_known
+    from harmony_viz.conformance import Target, load_suite, read_known, run_suite, select, write_known
 
     url = gpt_oss_server.url
     args = ("--select", "header/*", "--select", "clean/final-only", "--select", "prompt/two-step")

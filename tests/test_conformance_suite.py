@@ -329,3 +329,14 @@ def test_the_doc_keeps_the_headings_the_command_fills_and_names_every_family():
         assert f"`{path.name}`" in text, path.name
     tags = {t for c in load_suite() for t in c.tags}
     assert {t for t in tags if f"`{t}`" not in text} == set()  # every tag the suite uses is named
+
+
+def test_the_runner_reports_and_page_live_in_the_conformance_package_and_the_server_lens_points_there() -> None:
+    import harmony_viz.conformance as cf
+    import harmony_viz.servers as servers
+
+    for name in ("run_suite", "junit_xml", "conformance_page", "read_known", "Target", "MergeError", "MATRIX_CLASSES"):
+        assert getattr(cf, name).__module__.startswith("harmony_viz.conformance.") if callable(getattr(cf, name)) else getattr(cf, name)
+        with pytest.raises(AttributeError, match=rf"^harmony_viz\.servers has no attribute '{name}'; it lives in harmony_viz\.conformance\.{name}$"):
+            getattr(servers, name)
+        assert name not in servers.__all__ and name in cf.__all__

@@ -264,3 +264,10 @@ def test_the_import_reader_sees_every_kind_of_import(tmp_path):
 
 def test_the_cycle_finder_finds_a_cycle():
     assert sorted(map(sorted, components({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}))) == [["a", "b", "c"], ["d"]]
+
+
+def test_conformance_sits_above_the_server_lens_and_the_server_lens_imports_none_of_it():
+    level = level_of()
+    assert level["conformance"] > level["servers"] and level["conformance"] > level["_replay"]
+    assert ("servers", "conformance") not in edges() and ("conformance", "servers") in edges()
+    assert not any(p.name.startswith("_conformance") for p in (PACKAGE / "servers").rglob("*.py")), "a conformance module is back in servers/"

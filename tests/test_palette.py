@@ -205,7 +205,7 @@ def test_the_demos_two_pages_agree_on_every_kind(demo) -> None:
 
 
 def test_the_matrix_page_keeps_its_status_colours_and_draws_no_channel_of_its_own() -> None:
-    from harmony_viz.servers import conformance_page, read_report
+    from harmony_viz.conformance import conformance_page, read_report
 
     reports = sorted((ROOT / "docs" / "conformance" / "reports").glob("*.json.gz"))
     if not reports:

@@ -16,8 +16,9 @@ Modules, one job each:
 - ``_check``: ``server-check`` for streams and captures; ``_capture``: ``capture``; ``_matrix``: ``matrix``;
 - ``sglang_runner`` and ``gpt_oss_app``: scripts run in SGLang's and the reference server's venvs;
 - ``_prompt``: the prompt a server rendered; ``_prompt_check``: ``prompt-check``, that prompt against ours;
-- ``_view``: the server tab's data; ``lens``: tables, shipped data, a replay server from Python;
-- ``_conformance``: ``conformance`` (a suite through engines, statuses, reports); ``_conformance_page``: its HTML matrix.
+- ``_view``: the server tab's data; ``lens``: tables, shipped data, a replay server from Python.
+
+The conformance suite's runner, reports and matrix page live a layer above, in ``harmony_viz.conformance``.
 
 Public names are loaded on first use: a vLLM venv imports ``harmony_viz.servers.vllm_script``
 from the package folder on ``PYTHONPATH`` without the project's dependencies, so this file
@@ -48,12 +49,6 @@ _HOMES: dict[str, str] = {
     "LaunchError": "_launch", "converter_for": "_launch", "LlamaSpec": "_launch", "ServerSpec": "_launch", "ensure_gguf": "_launch", "ensure_model": "_launch",
     "find_chat_template": "_launch", "find_llama_server": "_launch", "find_python": "_launch", "llama_tree": "_launch", "serve": "_launch",
     "lens_source": "_view",
-    "Known": "_conformance", "Outcome": "_conformance", "Target": "_conformance", "junit_xml": "_conformance", "read_known": "_conformance",
-    "run_suite": "_conformance", "write_known": "_conformance", "KnownError": "_conformance", "conformance_report": "_conformance",
-    "conformance_summary": "_conformance", "exit_status": "_conformance",
-    "MergeError": "_conformance_page", "conformance_page": "_conformance_page", "read_report": "_conformance_page",
-    "check_report": "_conformance_page", "version_key": "_conformance_page", "replay_pages": "_conformance_page", "with_opener": "_conformance_page",
-    "MATRIX_CLASSES": "_conformance_page",
     "PromptUnavailable": "_prompt", "ServerPrompt": "_prompt", "server_prompt": "_prompt",
     "PromptCheck": "_prompt_check", "chat_of_responses": "_prompt_check", "responses_of_chat": "_prompt_check", "check_file": "_prompt_check", "check_path": "_prompt_check", "turn_checks": "_prompt_check", "compare_prompt": "_prompt_check",
     "prompt_check": "_prompt_check", "read_prompt_input": "_prompt_check", "request_rejected": "_prompt_check", "capture_prompt_check": "_prompt_check",
@@ -61,10 +56,21 @@ _HOMES: dict[str, str] = {
 
 __all__ = sorted(_HOMES)
 
+# Names that left this face for the conformance package: reading one is an AttributeError that says
+# where it lives now (nothing forwards; they are not in __all__).
+_MOVED: dict[str, str] = {
+    name: "harmony_viz.conformance"
+    for name in ("Known", "KnownError", "MATRIX_CLASSES", "MergeError", "Outcome", "Target", "check_report", "conformance_page", "conformance_report",
+                 "conformance_summary", "exit_status", "junit_xml", "read_known", "read_report", "replay_pages", "run_suite", "version_key",
+                 "with_opener", "write_known")
+}
+
 
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
+        if name in _MOVED:
+            raise AttributeError(f"harmony_viz.servers has no attribute {name!r}; it lives in {_MOVED[name]}.{name}")
         raise AttributeError(f"module 'harmony_viz.servers' has no attribute {name!r}")
     value = getattr(importlib.import_module(f"harmony_viz.servers.{home}"), name)
     globals()[name] = value

@@ -19,9 +19,7 @@ X* (it failed, now passes), *broke in X* (it passed, now fails) or *changed in X
 
 from __future__ import annotations
 
-import gzip
 import html
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,8 +27,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-FORMAT = 1
-STATUSES = ("pass", "fail", "known", "fixed", "not-served", "error")
+from harmony_viz.conformance._case import load_suite
+from harmony_viz.conformance._replays import Key
+from harmony_viz.conformance._report import check_report
+from harmony_viz.conformance._run import PROMPT_API
+from harmony_viz.servers import APIS, engines
+
 SEVERITIES = ("error", "warning", "info")
 PASSING = ("pass", "fixed")
 FAILING = ("fail", "known")
@@ -51,69 +53,6 @@ CHANGES = {"fixed": ("▲", "fixed in"), "broke": ("▼", "broke in"), "changed"
 UNKNOWN_VERSION = "?"
 
 
-class MergeError(ValueError):
-    """A report that cannot be joined: one line, ``PATH: what is wrong``."""
-
-
-# --- reading reports ------------------------------------------------------------------------
-
-def read_report(path: str | Path) -> dict[str, Any]:
-    """The report in ``path`` (``conformance --json``'s, or it gzipped: ``.json.gz``), its shape checked; MergeError in one line."""
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise MergeError(f"{path}: cannot read the report: {exc.strerror or exc}") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise MergeError(f"{path}: not a readable gzip file ({' '.join(str(exc).split()) or type(exc).__name__})") from None
-    elif p.name.endswith(".gz"):
-        raise MergeError(f"{path}: named .gz but not gzipped")
-    try:
-        obj = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise MergeError(f"{path}: not UTF-8 text: a report is conformance --json's JSON") from None
-    except json.JSONDecodeError as exc:
-        raise MergeError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
-    return check_report(obj, str(path))
-
-
-def check_report(obj: Any, name: str = "report") -> dict[str, Any]:
-    """``obj`` when it has a report's shape (format 1, summary, results with case, engine, api, status, engine_version); MergeError naming ``name``."""
-    if not isinstance(obj, dict):
-        raise MergeError(f"{name}: a report is a JSON object with format, summary, engines and results")
-    missing = [k for k in ("format", "summary", "results") if k not in obj]
-    if missing:
-        raise MergeError(f"{name}: not a conformance report: no {', '.join(missing)} (write one with conformance --json)")
-    if obj["format"] != FORMAT:
-        raise MergeError(f"{name}: report format {json.dumps(obj['format'])}, this harmony-viz reads format {FORMAT}")
-    if not isinstance(obj["summary"], dict):
-        raise MergeError(f"{name}: summary must be an object of counts")
-    if not isinstance(obj["results"], list):
-        raise MergeError(f"{name}: results must be an array of result objects")
-    if not isinstance(obj.get("engines", []), list):
-        raise MergeError(f"{name}: engines must be an array")
-    for i, r in enumerate(obj["results"]):
-        if not isinstance(r, dict):
-            raise MergeError(f"{name}: results[{i}] is not an object")
-        absent = [k for k in ("case", "engine", "api", "status", "engine_version") if k not in r]
-        if absent:
-            raise MergeError(f"{name}: results[{i}] has no {', '.join(absent)}")
-        for k in ("case", "engine", "api"):
-            if not isinstance(r[k], str) or not r[k]:
-                raise MergeError(f"{name}: results[{i}].{k} must be a non-empty string")
-        if r["status"] not in STATUSES:
-            raise MergeError(f"{name}: results[{i}].status is {json.dumps(r['status'])}, not one of {', '.join(STATUSES)}")
-        if r["engine_version"] is not None and not isinstance(r["engine_version"], str):
-            raise MergeError(f"{name}: results[{i}].engine_version must be a string or null")
-        codes = r.get("codes", [])
-        if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
-            raise MergeError(f"{name}: results[{i}].codes must be an array of strings")
-    return obj
-
-
 # --- ordering -------------------------------------------------------------------------------
 
 def version_key(version: str | None) -> tuple[Any, ...]:
@@ -130,20 +69,12 @@ def version_key(version: str | None) -> tuple[Any, ...]:
 
 def _engine_order() -> list[str]:
     try:
-        from harmony_viz.servers import engines
-
         return [e.name for e in engines.engines()]
     except Exception:  # noqa: BLE001 - the order is cosmetic; a registry that cannot load leaves first-seen order
         return []
 
 
 def _api_order() -> list[str]:
-    from harmony_viz.servers._conformance import PROMPT_API
-
-    try:
-        from harmony_viz.servers import APIS
-    except ImportError:  # pragma: no cover
-        APIS = ("chat", "chat-stream", "responses", "responses-stream")
     return [*APIS, PROMPT_API]
 
 
@@ -155,8 +86,6 @@ def _ordered(seen: Iterable[str], preferred: Sequence[str]) -> list[str]:
 @lru_cache(maxsize=1)
 def _shipped_descriptions() -> dict[str, str]:
     try:
-        from harmony_viz.conformance import load_suite
-
         return {c.id: c.description for c in load_suite()}
     except Exception:  # noqa: BLE001 - a description is a tooltip: without the suite a row shows its id alone
         return {}
@@ -220,91 +149,6 @@ def _mark_changes(cells: Sequence[_Cell], versions: Mapping[str, Sequence[str]])
                 now.change = "fixed" if (before, after) == ("fail", "pass") else "broke" if (before, after) == ("pass", "fail") else "changed"
                 now.was = f"{prev.version}: {_describe(prev)}"
             prev = now
-
-
-# --- replays ----------------------------------------------------------------------------------
-
-_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
-
-# Added to each replay page the matrix links to: opens the tab, engine and API that the URL's fragment
-# names (#tab=server&engine=sglang&api=chat), through the page's own data-hv hooks (a click, a select).
-OPEN_AT = """<script>(function(){function go(){var q=new URLSearchParams(location.hash.slice(1)),tab=q.get("tab");if(!tab)return;
-var t=document.querySelector('[data-hv="api-tab-'+tab+'"]');if(!t)return;t.click();var e=q.get("engine"),s=document.querySelector('[data-hv="engine-select"]');
-if(e&&s&&s.value!==e){s.value=e;s.dispatchEvent(new Event("change"));}var a=q.get("api");
-if(a){var b=document.querySelector('[data-hv="server-api"][data-api="'+CSS.escape(a)+'"]');if(b)b.click();}
-var shown=document.querySelector('[data-hv="api-tab-'+tab+'"]');if(shown&&shown.scrollIntoView)shown.scrollIntoView({block:"start"});}
-if(document.readyState==="loading")document.addEventListener("DOMContentLoaded",go);else go();window.addEventListener("hashchange",go);})();</script>
-"""
-
-
-def _slug(text: str, used: set[str]) -> str:
-    base = _SLUG.sub("-", text.replace("/", "--")).strip("-") or "case"
-    name, n = base, 1
-    while name in used:
-        n += 1
-        name = f"{base}-{n}"
-    used.add(name)
-    return name
-
-
-Key = tuple[str, str, str, "str | None"]  # (case, engine, api, engine_version as the result says it)
-
-
-@dataclass(frozen=True)
-class ReplayPage:
-    """One replay page to write: ``file`` (a name in the replays folder), what it replays (``name``), the
-    ``source`` that ``harmony_viz.save_html`` takes (a case's CheckResults, or a PromptCheck), and for each
-    result it shows the URL fragment that opens it (``tab=server&engine=…&api=…``)."""
-
-    file: str
-    name: str
-    source: Any
-    fragments: Mapping[Key, str]
-
-
-def replay_pages(outcomes: Sequence[Any]) -> list[ReplayPage]:
-    """The replay pages of a run's outcomes: one per answer case (every engine's served results together), one per prompt case and engine.
-
-    This module sits below the replay page (``harmony_viz._replay``): it plans the pages, the
-    command writes them (``harmony_viz.cli._conformance``), then passes their links to
-    :func:`conformance_page`. Not-served and error outcomes have no page.
-    """
-    from urllib.parse import urlencode
-
-    from harmony_viz.servers._check import CheckResult
-    from harmony_viz.servers._prompt_check import PromptCheck
-
-    used: set[str] = set()
-    pages: list[ReplayPage] = []
-    answers: dict[str, list[Any]] = {}
-    for o in outcomes:
-        if o.status in ("not-served", "error") or o.check is None:
-            continue
-        if isinstance(o.check, CheckResult):
-            answers.setdefault(o.case.id, []).append(o)
-        elif isinstance(o.check, PromptCheck):
-            pages.append(ReplayPage(_slug(f"{o.case.id}.{o.engine}", used) + ".html", f"{o.case.id} · {o.engine}'s prompt", o.check,
-                                    {(o.case.id, o.engine, o.api, o.engine_version): "tab=prompt"}))
-    for case, mine in answers.items():
-        # One page per case; an engine that replayed another stream (the reference server stops at its
-        # first stop token) cannot share it: a page replays one stream, so that engine gets its own.
-        streams: dict[tuple[int, ...], list[Any]] = {}
-        for o in mine:
-            streams.setdefault(tuple(o.check.token_ids), []).append(o)
-        for k, group in enumerate(streams.values()):
-            engines = list(dict.fromkeys(o.engine for o in group))
-            file = _slug(case if k == 0 else f"{case}.{'.'.join(engines)}", used) + ".html"
-            n = len(group[0].check.token_ids)
-            name = f"{case} · {', '.join(engines)}" + (f" ({n} tokens replayed)" if len(streams) > 1 else "")
-            pages.append(ReplayPage(file, name, [o.check for o in group],
-                                    {(case, o.engine, o.api, o.engine_version): urlencode({"tab": "server", "engine": o.engine, "api": o.api}) for o in group}))
-    return pages
-
-
-def with_opener(page_text: str) -> str:
-    """A replay page's text with :data:`OPEN_AT` added: it opens at the tab, engine and API its URL's fragment names."""
-    at = page_text.rfind("</body>")
-    return page_text[:at] + OPEN_AT + page_text[at:] if at >= 0 else page_text + OPEN_AT
 
 
 # --- the page ---------------------------------------------------------------------------------
