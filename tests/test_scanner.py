@@ -464,6 +464,7 @@ def test_numpy_ids_are_accepted():
 
 # One stream per diagnostic code (text unless a list of ids), with the role it is scanned under.
 CODE_EXAMPLES = {
+    "after-endoftext": ("<|start|>assistant<|channel|>final<|message|>x<|return|><|endoftext|>more", None),
     "bad-channel": ("<|start|>assistant<|channel|>??<|message|>x<|end|>", None),
     "bad-role": ("<|start|>final<|message|>x<|end|>", None),
     "call-cut-off": ('<|channel|>commentary to=functions.f json<|message|>{"a":1}', "assistant"),
@@ -486,6 +487,7 @@ CODE_EXAMPLES = {
     "missing-end": ("<|start|>user<|message|>a<|start|>user<|message|>b<|end|>", None),
     "missing-message": ("<|start|>assistant<|channel|>final x<|end|>", None),
     "missing-start": ("<|start|>user<|message|>a<|end|>assistant<|channel|>final<|message|>b<|end|>", None),
+    "padding": ([200006, 173781, 200005, 17196, 200008, 87, 200002, 199999, 199999], None),
     "recipient-is-assistant": ("<|start|>assistant<|channel|>commentary to=assistant<|message|>x<|end|>", None),
     "recipient-format": ("<|start|>assistant<|channel|>commentary to = functions.f<|message|>{}<|call|>", None),
     "recipient-without-namespace": ("<|start|>assistant<|channel|>commentary to=report<|message|>{}<|call|>", None),

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageEnd, MessageFold, MessageStart, ToolCallEnd
+from harmony_viz.scanner import END_OF_TEXT_CODES, ContentDelta, Diagnostic, Event, Message, MessageEnd, MessageFold, MessageStart, ToolCallEnd
 
 CallCategory = Literal["function", "builtin", "mcp"]
 
@@ -191,6 +191,8 @@ class Turn:
         # the events reach, in the stream's units.
         self.start: int | None = None
         self.seen = 0
+        # Where <|endoftext|> ended the stream (None when it did not): nothing from there is output.
+        self.stream_end: int | None = None
 
     def reset(self) -> None:
         self.messages = []
@@ -260,6 +262,8 @@ class Turn:
             elif isinstance(ev, Diagnostic):
                 if ev.code == "eos-in-header":
                     self.ended_by_eos = True
+                elif ev.code in END_OF_TEXT_CODES:
+                    self.stream_end = ev.start
             elif isinstance(ev, MessageEnd):
                 self.ended_by_eos = ev.terminator == "eos"
                 msg = self._by_index.get(ev.message)

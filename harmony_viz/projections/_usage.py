@@ -141,6 +141,8 @@ def compute_usage(
     if unit == "tokens":
         tokens_before = tokens_before or int
         fed = max(fed or 0, turn.seen)
+    if fed is not None and tokens_before is not None and turn.stream_end is not None:
+        fed = min(fed, tokens_before(turn.stream_end))  # <|endoftext|> ended the stream: the padding is nobody's output
     if fed is None or tokens_before is None:
         return Usage(output, reasoning, by_kind, unit, prompt_tokens or 0)
     if prompt_tokens is not None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from harmony_viz._runfile import Run, run_stream
-from harmony_viz.scanner import CONTENT_KINDS, Diagnostic, Message
+from harmony_viz.scanner import CONTENT_KINDS, END_OF_TEXT_CODES, Diagnostic, Message
 
 # The kinds the reasoning share is taken over: everything the model writes for the
 # conversation, leaving out tool results (written by tools) and unclassifiable messages.
@@ -119,6 +119,8 @@ def run_usage(run: Run) -> RunUsage:
     cut = prompt or 0
 
     scan_diagnostics = tuple(result.diagnostics)
+    # <|endoftext|> ends the stream: its padding is neither completion nor total.
+    length = next((d.start for d in scan_diagnostics if d.code in END_OF_TEXT_CODES), len(ids))
     # Diagnostics sorted by start once, so each message finds its own by bisection (linear overall, not messages × diagnostics).
     order = sorted(range(len(scan_diagnostics)), key=lambda i: scan_diagnostics[i].start)
     starts = [scan_diagnostics[i].start for i in order]
@@ -138,8 +140,8 @@ def run_usage(run: Run) -> RunUsage:
         messages=tuple(messages),
         diagnostics=(*run.diagnostics, *scan_diagnostics),
         prompt_tokens=prompt,
-        completion_tokens=None if prompt is None else len(ids) - prompt,
-        total_tokens=len(ids),
+        completion_tokens=None if prompt is None else max(0, length - prompt),
+        total_tokens=length,
     )
 
 

@@ -1,6 +1,6 @@
 """The streaming Harmony scanner: feed text or token ids chunk by chunk, get events."""
 
-from harmony_viz.scanner._codes import DIAGNOSTIC_CODES
+from harmony_viz.scanner._codes import DIAGNOSTIC_CODES, END_OF_TEXT_CODES
 from harmony_viz.scanner._events import (
     CONTENT_KINDS,
     ContentDelta,
@@ -24,6 +24,7 @@ __all__ = [
     "CHANNELS",
     "CONTENT_KINDS",
     "DIAGNOSTIC_CODES",
+    "END_OF_TEXT_CODES",
     "STANDARD_ROLES",
     "ContentDelta",
     "ContentKind",

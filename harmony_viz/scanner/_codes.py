@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from harmony_viz.findings import Codes
 
+# The findings whose span begins where <|endoftext|> ended the stream: a reader counts nothing from there.
+END_OF_TEXT_CODES: frozenset[str] = frozenset({"padding", "after-endoftext"})
+
 # code -> (severity, meaning). error: the stream breaks the format and was repaired;
 # warning: parseable but suspicious; info: a note.
 DIAGNOSTIC_CODES: Codes = {
+    "after-endoftext": ("warning", "<|endoftext|> ends the stream and more than padding follows it; what follows is not read"),
     "bad-channel": ("error", "the channel is not exactly analysis, commentary or final (junk, `?`, empty, glued, misspelt, spaced or capitalised); unless it normalises to a channel name, its text is reasoning"),
     "bad-role": ("error", "no role after <|start|>, or a channel name where the role goes; read as assistant"),
     "channel-without-token": ("error", "a channel name written without <|channel|> (`analysis<|message|>`); read as that channel"),
@@ -29,6 +33,7 @@ DIAGNOSTIC_CODES: Codes = {
     "missing-end": ("error", "<|start|> (or <|channel|>) inside an open message: <|end|> is missing; the message ends there"),
     "missing-message": ("error", "a stop token or <|start|> ends a header before <|message|>; the rest of the header is read as the body"),
     "missing-start": ("error", "a header, or text then a stop token, with no <|start|> (a dropped token or the plain word `assistant`)"),
+    "padding": ("info", "<|endoftext|> padding after the stream's end (batch generation pads finished completions): one finding a stream, naming how many tokens; never read as output"),
     "recipient-format": ("warning", "a recipient written with spaces or quotes (`to = \"functions.x\"`); read normalised"),
     "recipient-is-assistant": ("warning", "to=assistant on an assistant message; not a tool call (a lone commentary header so addressed is reasoning)"),
     "recipient-without-namespace": ("warning", "a recipient with no namespace (reported as written; functions. is not added)"),

@@ -6,6 +6,13 @@ per id and a coalesced content delta per feed. Everything else (control tokens, 
 multi-byte characters, text that may hold a control token spelled out) goes through the
 slow path, which is also what text input uses.
 
+``<|endoftext|>`` ends the stream wherever it comes (a completion ends at its stop token; batch
+generation pads a finished one with ``<|endoftext|>``): what is open is settled there as at
+the end, and what follows is read no further, only counted, so no reader of the events
+(projections, usage, lints, statistics, the replay) ever sees it as a message. It is one
+finding at the end: ``padding`` (info, naming how many tokens) or, when more than padding and
+whitespace follows, ``after-endoftext``.
+
 The scanner never raises on model output: what breaks the format becomes a ``Diagnostic``
 and the scanner recovers the content a reader wants. It raises ``ValueError`` only for
 misuse (ids outside the vocabulary, mixing text and ids).
@@ -25,8 +32,8 @@ from harmony_viz.scanner._codes import DIAGNOSTIC_CODES
 from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, MessageEnd, MessageStart, ScanState, Snapshot, Terminator, ToolCallEnd, ToolCallStart
 from harmony_viz.scanner._header import ROLES, Header, header_warnings, parse_header, split_stripped
 from harmony_viz.scanner._pieces import Piece, slice_pieces, unit_end, unit_start
-from harmony_viz.scanner._vocab import CONTROL_IDS, ID_BY_LITERAL, LITERAL_BY_ID, N_VOCAB, tables
-from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START, id_error, special_by_id
+from harmony_viz.scanner._vocab import CONTROL_IDS, ENDOFTEXT, ENDOFTEXT_LITERAL, ID_BY_LITERAL, LITERAL_BY_ID, N_VOCAB, tables
+from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, SPECIAL_TOKENS, START, id_error, special_by_id, special_by_literal
 
 OUTSIDE: Final = "outside"
 HEADER: Final = "header"
@@ -39,6 +46,7 @@ def _no_fast(tid: Any) -> str | None:
 
 
 _TERMINATORS: dict[int, Terminator] = {END: "<|end|>", CALL: "<|call|>", RETURN: "<|return|>"}
+_STOP_LITERALS = frozenset(_TERMINATORS.values())
 
 
 class _Call(NamedTuple):
@@ -49,9 +57,12 @@ class _Call(NamedTuple):
     recipient: str
     content_type: str | None
 _STOPS = (END, CALL, RETURN)
-_LITERAL_RE = re.compile(r"<\|(?:start|end|message|channel|constrain|call|return)\|>")
-# Every proper prefix of a control literal: a text suffix equal to one of these is held back.
-_PREFIXES = frozenset(lit[:k] for lit in ID_BY_LITERAL for k in range(1, len(lit)))
+# The shape of a special token's spelling; a match is one when the encoding's table has it (a
+# dict lookup, not an alternation of 1,090 names): the controls act, <|endoftext|> ends the
+# stream, the others (<|startoftext|>, the reserved range) are read as text with a finding.
+_LITERAL_RE = re.compile(r"<\|[A-Za-z0-9_]+\|>")
+# Every proper prefix of a special spelling: a text suffix equal to one of these is held back.
+_PREFIXES = frozenset(t.literal[:k] for t in SPECIAL_TOKENS for k in range(1, len(t.literal)))
 # ContentDelta is a NamedTuple; building it through tuple.__new__ skips its Python-level __new__.
 _new_tuple = tuple.__new__
 _PREVIEW = 256  # Snapshot.pending_header keeps this many characters, so snapshots stay O(1)
@@ -75,7 +86,8 @@ class Scanner:
         "_held", "_held_text", "_dec", "_dec_start",
         "_hdr", "_hdr_start", "_hdr_role", "_preview", "_outside",
         "_msg", "_nmsg", "_ndiag", "_m", "_kind", "_call", "_args",
-        "_run", "_run_start", "_run_end", "_after_call", "_fabricated",
+        "_run", "_run_start", "_run_end", "_after_call", "_fabricated", "_last_end",
+        "_ended", "_tail_start", "_tail_pad", "_tail_other", "_tail_carry", "_tail_after",
     )  # fmt: skip
 
     def __init__(self, role: str | None = None) -> None:
@@ -111,6 +123,15 @@ class Scanner:
         self._run_start = self._run_end = 0
         self._after_call = False
         self._fabricated = False
+        self._last_end: str | None = None  # the terminator of the last message closed
+        # After <|endoftext|>: where it came, how many came, whether anything but them and
+        # whitespace followed, a text suffix that may begin another, and what it came after.
+        self._ended = False
+        self._tail_start = 0
+        self._tail_pad = 0
+        self._tail_other = False
+        self._tail_carry = ""
+        self._tail_after = ""
 
     # ----------------------------------------------------------------- public API
 
@@ -170,8 +191,18 @@ class Scanner:
     def flush(self) -> list[Event]:
         """End of stream: settle whatever is pending and close the open message."""
         out = self._out = []
+        if self._ended:
+            self._tail_finding()
+            return out
         self._drain()
-        pos = self._pos
+        self._settle(self._pos)
+        if self._run is not None:
+            self._flush_run()
+        self._clean = self._hot = False
+        return out
+
+    def _settle(self, pos: int) -> None:
+        """The stream ends at ``pos``: close the open message, salvage a header, read stray text."""
         if self._state is BODY:
             self._eos_body(pos)
         elif self._state is HEADER:
@@ -182,10 +213,6 @@ class Scanner:
             self._state = OUTSIDE
         else:
             self._resolve_outside(None, pos)
-        if self._run is not None:
-            self._flush_run()
-        self._clean = self._hot = False
-        return out
 
     @property
     def hot(self) -> bool:
@@ -232,6 +259,9 @@ class Scanner:
         if chunk:
             start = self._pos
             self._pos = start + len(chunk)
+            if self._ended:
+                self._tail_text(chunk)
+                return out
             self._lex(chunk, start, self._pos)
         if self._run is not None:
             self._flush_run()
@@ -244,11 +274,22 @@ class Scanner:
                 tid = operator.index(tid)  # numpy and torch integers
             except TypeError:
                 raise id_error(pos, tid) from None
+        if self._ended:
+            if tid < 0 or tid >= N_VOCAB:
+                raise id_error(pos, tid)
+            if tid == ENDOFTEXT:
+                self._tail_pad += 1
+            elif not self._tail_other and (tid in CONTROL_IDS or tid >= len(self._raw) or not self._raw[tid].isspace()):
+                self._tail_other = True
+            return
         if tid in CONTROL_IDS:
             self._drain()
             self._control(tid, pos, pos + 1)
         elif tid < 0 or tid >= N_VOCAB:
             raise id_error(pos, tid)
+        elif tid == ENDOFTEXT:
+            self._drain()
+            self._end_of_text(pos)
         elif tid >= len(self._raw):
             self._drain()
             special = special_by_id(tid)
@@ -303,13 +344,29 @@ class Scanner:
         self._held, self._held_text = [], ""
         c = 0
         for m in _LITERAL_RE.finditer(s):
+            literal = m.group()
+            tid = ID_BY_LITERAL.get(literal)
+            if tid is None:
+                special = special_by_literal(literal)
+                # Token ids spelling a reserved token are text; in text, the spelling is the token (as encode() reads it).
+                if special is None or (self._mode == "tokens" and special.id != ENDOFTEXT):
+                    continue
+                tid = special.id
             if m.start() > c:
                 self._text_of(pieces, s, c, m.start())
             u0, u1 = unit_start(pieces, m.start()), unit_end(pieces, m.end())
-            if self._mode == "tokens":
-                self._diag("control-token-as-text", f"{m.group()} spelled as plain-text tokens; read as the control token", u0, u1)
-            self._control(ID_BY_LITERAL[m.group()], u0, u1)
             c = m.end()
+            if self._mode == "tokens":
+                self._diag("control-token-as-text", f"{literal} spelled as plain-text tokens; read as the control token", u0, u1)
+            if tid == ENDOFTEXT:
+                self._end_of_text(u0)
+                self._tail_text(s[c:])
+                return
+            if tid in CONTROL_IDS:
+                self._control(tid, u0, u1)
+            else:
+                self._diag("reserved-token", f"reserved special token {literal} ({tid}) read as text", u0, u1)
+                self._text(literal, u0, u1)
         hold = len(s)
         lt = s.rfind("<", c)
         if lt >= 0 and s[lt:] in _PREFIXES:
@@ -553,6 +610,43 @@ class Scanner:
             self._diag("eos-in-message", f"message {self._msg} has no stop token (the stream ends inside it)", at, at)
         self._close("eos", at, at)
 
+    def _end_of_text(self, at: int) -> None:
+        """``<|endoftext|>`` at ``at``: the stream ends here; what follows is only counted."""
+        self._tail_after = f"after {self._last_end}" if self._state is OUTSIDE and self._last_end in _STOP_LITERALS else "where no stop token came before it"
+        self._settle(at)
+        if self._run is not None:
+            self._flush_run()
+        self._state = OUTSIDE
+        self._clean = self._hot = False
+        self._ended = True
+        self._tail_start = at
+        self._tail_pad = 1
+
+    def _tail_text(self, text: str) -> None:
+        """Text after <|endoftext|>: count the padding, note anything else (a spelling cut by a chunk is carried)."""
+        if self._tail_other or not text:
+            return
+        s = self._tail_carry + text
+        n = s.count(ENDOFTEXT_LITERAL)
+        rest = s.replace(ENDOFTEXT_LITERAL, "") if n else s
+        self._tail_pad += n
+        lt = rest.rfind("<")
+        if lt >= 0 and ENDOFTEXT_LITERAL.startswith(rest[lt:]):
+            self._tail_carry, rest = rest[lt:], rest[:lt]
+        else:
+            self._tail_carry = ""
+        if rest and not rest.isspace():
+            self._tail_other = True
+
+    def _tail_finding(self) -> None:
+        start, end = self._tail_start, self._pos
+        if self._tail_other or self._tail_carry:
+            unit = "tokens" if self._mode == "tokens" else "characters"
+            self._diag("after-endoftext", f"<|endoftext|> ends the stream {self._tail_after}; the {end - start} {unit} from it on are not read (more than padding follows it)", start, end)
+        else:
+            n = self._tail_pad
+            self._diag("padding", f"{n} token{'s' if n != 1 else ''} of <|endoftext|> padding {self._tail_after}: the stream ends at the first, and none of it is part of the completion", start, end)
+
     def _close_body_implied(self, at: int, terminator: Terminator = "<|start|>") -> None:
         """The message ends where ``terminator`` (a <|start|>, or a <|channel|> in the body) begins the next header: an empty span."""
         if self._call is not None:
@@ -571,6 +665,7 @@ class Scanner:
 
     def _close(self, terminator: Terminator, start: int, end: int) -> None:
         self._emit(MessageEnd(self._msg, terminator, start, end))
+        self._last_end = terminator
         self._msg = -1
         self._m = None
         self._kind = "other"

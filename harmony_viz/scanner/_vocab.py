@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, N_VOCAB, RETURN, START, encoding
+from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, N_VOCAB, RETURN, START, encoding, special_by_literal
 
 # The structural and stop tokens the scanner acts on; other special ids are reserved.
 CONTROL_IDS: frozenset[int] = frozenset((START, END, MESSAGE, CHANNEL, CONSTRAIN, CALL, RETURN))
@@ -20,6 +20,10 @@ LITERAL_BY_ID: dict[int, str] = {
     RETURN: "<|return|>",
 }
 ID_BY_LITERAL: dict[str, int] = {lit: i for i, lit in LITERAL_BY_ID.items()}
+
+# <|endoftext|> ends a stream wherever it comes (what follows is batch padding, or not read).
+ENDOFTEXT_LITERAL = "<|endoftext|>"
+ENDOFTEXT: int = special_by_literal(ENDOFTEXT_LITERAL).id  # type: ignore[union-attr]
 
 
 class Tables:
@@ -62,4 +66,4 @@ def _build() -> Tables:
     return Tables(fast, raw)
 
 
-__all__ = ["CONTROL_IDS", "ID_BY_LITERAL", "LITERAL_BY_ID", "N_VOCAB", "Tables", "tables"]
+__all__ = ["CONTROL_IDS", "ENDOFTEXT", "ENDOFTEXT_LITERAL", "ID_BY_LITERAL", "LITERAL_BY_ID", "N_VOCAB", "Tables", "tables"]
