@@ -75,14 +75,14 @@ def cli_reference() -> str:
     parser = build_parser()
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     helps = {a.dest: a.help for a in commands._choices_actions}
-    out = ["## harmony-viz", "", "```text", parser.format_usage().strip(), "```", ""]
+    out = ["### harmony-viz", "", "```text", parser.format_usage().strip(), "```", ""]
     seen: set[int] = set()
     for name, sub in commands.choices.items():
         if id(sub) in seen:  # an alias of a command already written
             continue
         seen.add(id(sub))
         aliases = [other for other, p in commands.choices.items() if p is sub and other != name]
-        out += [f"## `harmony-viz {name}`", ""]
+        out += [f"### `harmony-viz {name}`", ""]
         if helps.get(name):
             out += [f"*{_cell(helps[name])}*", ""]
         if aliases:
