@@ -194,3 +194,17 @@ def test_the_pages_lints_know_a_prompt_too(as_ids):
 
     assert "stop-token" not in codes(prompt)
     assert "stop-token" in codes(transcript)
+
+
+def test_parse_of_a_conversation_places_findings_in_its_rendering(cli, tmp_path):
+    """parse renders a conversation JSON as it is (no handover): its findings say they are in the rendered conversation."""
+    path = tmp_path / "conversation.json"
+    path.write_text(json.dumps({"messages": [
+        {"role": "user", "content": [{"type": "text", "text": "Weather?"}]},
+        {"role": "assistant", "channel": "commentary", "recipient": "get_weather", "content_type": "<|constrain|>json",
+         "content": [{"type": "text", "text": '{"city": "Paris"}'}]},
+    ]}))
+    rc, _out, err = cli("parse", str(path))
+    assert rc == 0
+    assert f"{path}: in the rendered conversation, line 1, column 40: warning recipient-without-namespace" in err
+    assert f"{path}:1:40" not in err
