@@ -137,6 +137,8 @@ def lint(source: Any, *, role: str | None = None, tools: Tools | None = None, ch
     Sorted by position, then severity.
     """
     views, scanned, stream_source, request = _scan_views(source, role)
+    if request:
+        role = None  # a request is all prompt, whatever role was given: nothing in it is a bare completion
     return _lint_views(views, scanned, stream_source, role=role, tools=tools, check_prompt=check_prompt, scanner=scanner, request=request)
 
 
