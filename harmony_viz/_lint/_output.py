@@ -157,7 +157,7 @@ def _tool_results(views: Sequence[Message], *, completion: bool) -> list[Diagnos
     for view in views:
         if view.is_call and view.terminator == "<|call|>":
             pending.append(view.recipient or "")
-        elif view.is_tool_author:
+        elif view.is_tool_author and not view.by_assistant:  # a completion's message under no role is the model's reasoning, not a result
             author = view.author
             if completion or (prev is not None and prev.role == "assistant" and prev.terminator != "<|call|>"):
                 out.append(diagnostic("fabricated-tool-result", f"message {view.index} is a result from {author} written by the model; only the host writes tool results (stop at <|call|> and wait)", (view.start, view.end)))

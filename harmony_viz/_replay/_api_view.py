@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from harmony_viz._replay._steps import tokens_fed
 from harmony_viz.projections import Projector, open_parts
-from harmony_viz.scanner import MessageStart, ToolCallEnd
+from harmony_viz.scanner import MessageStart, ToolCallEnd, is_assistants
 from harmony_viz.trace import collecting_after
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ class ApiViews:
         self.trace = trace
         self.prompt_tokens = prompt_tokens  # a run's prompt length; else usage counts what precedes the turn
         # steps where a message from anyone but the assistant began a new turn
-        self._turns = sorted({m.step_started for m in trace.headers if m.role != "assistant" and m.step_started is not None})
+        self._turns = sorted({m.step_started for m in trace.headers if not is_assistants(m.role, m.kind) and m.step_started is not None})
         self._projectors: tuple[Projector, Projector] | None = None
         self._from = 0
         self._at = -1
@@ -117,7 +117,7 @@ class ApiViews:
             if type(e) is MessageStart:
                 i = row[e.message]
                 cols["api.turn"][i] = turn.resets
-                if e.role == "assistant" and turn.messages and turn.messages[-1].message == e.message:
+                if is_assistants(e.role, e.kind) and turn.messages and turn.messages[-1].message == e.message:
                     position = len(turn.messages) - 1
                     cols["api.position"][i] = position
                     for legacy in (0, 1):

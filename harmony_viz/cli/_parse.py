@@ -86,8 +86,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         from harmony_viz.projections import project_for_cli
 
+        # --role assistant: the input is a bare completion, so none of it is prompt
+        prompt_tokens = 0 if args.role and stream.prompt_tokens is None else stream.prompt_tokens
         projected = project_for_cli(args.output, steps, legacy_vllm=args.legacy_vllm, tools=tools, reasoning_field=args.reasoning_field,
-                                    prompt_tokens=stream.prompt_tokens)
+                                    prompt_tokens=prompt_tokens)
         if args.output.endswith("-stream"):
             for item in projected:
                 write_json(item)

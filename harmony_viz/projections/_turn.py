@@ -1,7 +1,8 @@
 """The turn being projected: the scanner's message records, and what a projection tracks beside them.
 
 A server's answer is one assistant turn, so the turn keeps only the assistant messages
-after the last message from anyone else (system, developer, user, tool). A transcript that
+after the last message from anyone else (system, developer, user, tool). A completion's message
+under a word that is no role is the assistant's too (``is_assistants``: reasoning, in doubt). A transcript that
 holds a prompt and earlier turns thus projects its last turn; a bare completion projects
 whole. The events go through the scanner's own :class:`~harmony_viz.scanner.MessageFold`,
 so each message's fields, kind and visibility are the scanner's record, by the one rule.
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from harmony_viz.scanner import END_OF_TEXT_CODES, ContentDelta, Diagnostic, Event, Message, MessageEnd, MessageFold, MessageStart, ToolCallEnd
+from harmony_viz.scanner import END_OF_TEXT_CODES, ContentDelta, Diagnostic, Event, Message, MessageEnd, MessageFold, MessageStart, ToolCallEnd, is_assistants
 
 CallCategory = Literal["function", "builtin", "mcp"]
 
@@ -236,7 +237,7 @@ class Turn:
             fold.add(ev)
             if isinstance(ev, MessageStart):
                 self.ended_by_eos = False
-                if ev.role != "assistant":
+                if not is_assistants(ev.role, ev.kind):
                     self.reset()
                     changes.append(("reset", None, ""))  # type: ignore[arg-type]
                     continue

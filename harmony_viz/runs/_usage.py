@@ -128,7 +128,7 @@ def run_usage(run: Run) -> RunUsage:
     for m in result.messages:
         lo, hi = m.body if m.spans else (m.end, m.end)
         sizes = {
-            "output": m.role == "assistant" and m.end > cut,
+            "output": m.by_assistant and m.end > cut,
             "tokens": max(0, m.end - max(m.start, cut)),
             "content_tokens": max(0, hi - max(lo, cut)),
             "chars": len(m.text),

@@ -40,6 +40,6 @@ DIAGNOSTIC_CODES: Codes = {
     "reserved-token": ("warning", "a reserved special token; read as its literal text"),
     "text-outside-message": ("error", "text between messages; read as a message without header"),
     "unexpected-stop": ("error", "a stop token where a message start was expected; ignored"),
-    "unknown-role": ("warning", "a role that is none of system, developer, user, assistant, tool (no namespace, no recipient); read as a tool's name"),
+    "unknown-role": ("warning", "a role that is none of system, developer, user, assistant, tool (no namespace, no recipient); read as a tool's name, or in a completion (role='assistant') as the model's reasoning"),
     "whitespace-outside-message": ("info", "whitespace between messages (a display separator); ignored"),
 }

@@ -52,15 +52,20 @@ class Header:
     diags: list[RawDiag] = field(default_factory=list)
     # Every <|channel|> part as written (the visibility rule reads them all); empty when none.
     channels: tuple[str, ...] = ()
+    # A completion's header under a word that is no role: the model's text, in doubt (reasoning).
+    role_in_doubt: bool = False
 
     @property
     def kind(self) -> ContentKind:
         channels = self.channels or ((self.channel,) if self.channel else ())
-        return message_kind(self.role, self.recipient, channels)
+        return message_kind(self.role, self.recipient, channels, role_in_doubt=self.role_in_doubt)
 
 
-def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
-    """Parse header ``text``; ``role`` is given when the ``<|start|>role`` part was in the prompt."""
+def parse_header(text: str, role: str | None, *, salvage: bool, completion: bool = False) -> Header:
+    """Parse header ``text``; ``role`` is given when the ``<|start|>role`` part was in the prompt.
+
+    ``completion``: the header is in a bare completion, where every header is the model's.
+    """
     diags: list[RawDiag] = []
     role_word: str | None = None
     recipient = channel = content_type = None
@@ -179,6 +184,7 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
         diags.append(("header-junk", f"unexpected {text[start:end][:40]!r} in the header, ignored", start, end))
 
     name: str | None = None
+    in_doubt = False
     if role is not None:
         final_role = role
     elif role_word is None:
@@ -196,8 +202,10 @@ def parse_header(text: str, role: str | None, *, salvage: bool) -> Header:
     else:
         final_role, name = "tool", role_word
         if "." not in role_word and recipient is None:
-            diags.append(("unknown-role", f"{role_word!r} is not a role (system, developer, user, assistant, tool); read as the name of a tool replying", 0, len(role_word)))
-    return Header(final_role, name, recipient, channel, content_type, content_at, diags, tuple(channels))
+            in_doubt = completion
+            read = "in a completion, where every message is the model's: its text is reasoning (in doubt)" if completion else "read as the name of a tool replying"
+            diags.append(("unknown-role", f"{role_word!r} is not a role (system, developer, user, assistant, tool); {read}", 0, len(role_word)))
+    return Header(final_role, name, recipient, channel, content_type, content_at, diags, tuple(channels), in_doubt)
 
 
 def header_warnings(h: Header, end: int) -> list[RawDiag]:

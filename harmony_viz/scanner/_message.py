@@ -14,7 +14,7 @@ from typing import Any
 
 from harmony_viz.findings import Unit
 from harmony_viz.scanner._events import ContentDelta, ContentKind, Event, MessageEnd, MessageStart, Terminator, ToolCallEnd, ToolCallStart
-from harmony_viz.scanner._visibility import Visibility, visibility
+from harmony_viz.scanner._visibility import Visibility, is_assistants, visibility
 
 # Roles the format defines; any other author (``functions.x``, ``browser.search``) is a tool.
 STANDARD_ROLES = frozenset({"system", "developer", "user", "assistant"})
@@ -66,6 +66,11 @@ class Message:
     def is_visible(self) -> bool:
         """Assistant text a user would see (final text, preambles)."""
         return self.role == "assistant" and self.visibility == "visible"
+
+    @property
+    def by_assistant(self) -> bool:
+        """The assistant wrote it: its role, or a completion's message whose role is in doubt (see ``is_assistants``)."""
+        return is_assistants(self.role, self.kind)
 
     @property
     def is_call(self) -> bool:

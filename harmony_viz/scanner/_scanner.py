@@ -435,7 +435,7 @@ class Scanner:
             elif tid in _STOPS:
                 if self._outside and not "".join(p[0] for p in self._outside).isspace():
                     pieces, self._outside = self._outside, []
-                    self._diag("missing-start", f"text then {LITERAL_BY_ID[tid]} with no <|start|> or header; read as a {self._default_role()} message", pieces[0][1], start)
+                    self._diag("missing-start", f"text then {LITERAL_BY_ID[tid]} with no <|start|> or header; read as a {self._default_role()} message{self._bare_hint()}", pieces[0][1], start)
                     self._open(Header(self._default_role(), None, None, None, None), pieces[0][1], pieces[0][1], [], warn=False)
                     for piece in pieces:
                         self._body_text(*piece)
@@ -447,18 +447,24 @@ class Scanner:
                 # A header with no <|start|> (a dropped token, or `assistant` written as a plain word).
                 pieces, self._outside = self._outside, []
                 if pieces and not "".join(p[0] for p in pieces).isspace():
-                    self._diag("missing-start", "header without <|start|>; read from the text before it", pieces[0][1], end)
+                    self._diag("missing-start", f"header without <|start|>; read from the text before it{self._bare_hint()}", pieces[0][1], end)
                     self._begin_header(pieces[0][1], None)
                     for piece in pieces:
                         self._header_piece(*piece)
                 else:
                     role = self._default_role()
-                    self._diag("missing-start", f"{LITERAL_BY_ID[tid]} where <|start|> was expected; read as a new {role} message", start, end)
+                    self._diag("missing-start", f"{LITERAL_BY_ID[tid]} where <|start|> was expected; read as a new {role} message{self._bare_hint()}", start, end)
                     self._begin_header(start, role)
                 self._control(tid, start, end)
 
     def _default_role(self) -> str:
         return self._role or "assistant"
+
+    def _bare_hint(self) -> str:
+        """What to do when a stream read as a whole transcript opens like a bare completion."""
+        if self._role is not None or self._nmsg:
+            return ""
+        return "; a bare completion (the text after <|start|>assistant)? pass --role assistant (role='assistant' in Python)"
 
     def _check_after_call(self, start: int, end: int) -> None:
         if self._after_call and self._role is not None and not self._fabricated:
@@ -480,7 +486,7 @@ class Scanner:
     def _open_header(self, end: int) -> None:
         pieces = self._hdr
         text = "".join(p[0] for p in pieces)
-        h = parse_header(text, self._hdr_role, salvage=False)
+        h = parse_header(text, self._hdr_role, salvage=False, completion=self._role is not None)
         self._open(h, self._hdr_start, end, pieces)
 
     def _open(self, h: Header, start: int, end: int, pieces: list[Piece], *, warn: bool = True) -> None:
@@ -522,7 +528,7 @@ class Scanner:
         if split is not None:
             self._stripped(pieces, text, split, tid, start, end)
             return
-        h = parse_header(text, self._hdr_role, salvage=True)
+        h = parse_header(text, self._hdr_role, salvage=True, completion=self._role is not None)
         at = len(text) if h.content_at is None else h.content_at
         hdr_end = unit_start(pieces, at) if at < len(text) else start
         if at >= len(text) and (tid is None or tid == START):

@@ -6,6 +6,10 @@ the lints, the stats) takes a message's ``kind`` from :func:`message_kind` and a
 
 The rule, for an assistant message (tool and other roles are not part of an answer):
 
+0. In a completion (the scanner given ``role="assistant"``) every header is the model's, so a
+   message under a word that is no role (``<|start|>助手``) is the model's text whose role is in
+   doubt: **reasoning**, flagged by ``unknown-role`` (in a transcript that word names a tool).
+
 1. A recipient other than ``assistant`` makes a **call**, whatever else is wrong with the
    header (recipients are normalised first: ``to = "functions.x"`` is ``functions.x``).
 2. No ``<|channel|>`` at all: read as **final** (visible), with a ``missing-channel`` warning.
@@ -48,11 +52,11 @@ def normalize_channel(value: str) -> str:
     return value.strip().lower()
 
 
-def message_kind(role: str, recipient: str | None, channels: Sequence[str]) -> ContentKind:
+def message_kind(role: str, recipient: str | None, channels: Sequence[str], *, role_in_doubt: bool = False) -> ContentKind:
     """The content kind of a message, by the visibility rule (see the module docstring).
 
     ``channels`` holds every ``<|channel|>`` part of the header as written, in order; empty
-    when the header has none.
+    when the header has none. ``role_in_doubt``: a completion's message under a word that is no role.
 
     >>> message_kind("assistant", None, ["commentary", "final"])
     'final'
@@ -62,7 +66,11 @@ def message_kind(role: str, recipient: str | None, channels: Sequence[str]) -> C
     'reasoning'
     >>> message_kind("assistant", "functions.f", ["bogus"])
     'tool_call'
+    >>> message_kind("tool", None, ["final"], role_in_doubt=True)
+    'reasoning'
     """
+    if role_in_doubt:
+        return "reasoning"
     if role == "tool":
         return "tool_result"
     if role != "assistant":
@@ -88,6 +96,17 @@ def visibility(kind: str) -> Visibility:
     ('visible', 'reasoning', 'call')
     """
     return _VISIBILITY.get(kind, "reasoning")
+
+
+def is_assistants(role: str, kind: str) -> bool:
+    """True for a message the assistant wrote: its role, or a completion's message whose role is in doubt (reasoning).
+
+    The projections keep such a message in the turn and the run statistics count it as output.
+
+    >>> is_assistants("assistant", "final"), is_assistants("tool", "reasoning"), is_assistants("tool", "tool_result")
+    (True, True, False)
+    """
+    return role == "assistant" or kind == "reasoning"
 
 
 def is_visible(kind: str) -> bool:
