@@ -114,3 +114,16 @@ def test_a_missing_start_later_in_a_transcript_gives_no_such_hint():
     result = scan("<|start|>user<|message|>a<|end|><|channel|>final<|message|>b<|end|>")
     (d,) = [d for d in result.diagnostics if d.code == "missing-start"]
     assert "--role" not in d.message
+
+
+def test_stats_of_a_bare_completion_file_has_no_prompt(cli, tmp_path):
+    path = tmp_path / "bare.txt"
+    path.write_text(COMPLETION, encoding="utf-8")
+    rc, out, _ = cli("stats", str(path), "--json")
+    (row,) = json.loads(out)
+    n = len(encode(COMPLETION))
+    assert (row["prompt_tokens"], row["completion_tokens"], row["output_tokens"], row["reasoning_tokens"]) == (0, n, n, n)
+    # a whole transcript keeps its split unknown
+    path.write_text(f"<|start|>user<|message|>Hi<|end|><|start|>assistant{COMPLETION}", encoding="utf-8")
+    (row,) = json.loads(cli("stats", str(path), "--json")[1])
+    assert (row["prompt_tokens"], row["completion_tokens"]) == (None, None)

@@ -42,7 +42,9 @@ class RunUsage:
     """A run after scanning: its messages with sizes, and every diagnostic (load and scan).
 
     ``prompt_tokens`` and ``completion_tokens`` are None for a run kept as whole text,
-    where the split is unknown; ``total_tokens`` counts everything scanned.
+    where the split is unknown (a bare completion, text that opens after ``<|start|>assistant``,
+    has no prompt: 0); ``total_tokens`` counts everything scanned up to the ``<|endoftext|>``
+    that ends it, if one does (padding after it is no token of the run).
     """
 
     run: Run
@@ -115,6 +117,8 @@ def run_usage(run: Run) -> RunUsage:
     from harmony_viz.scanner import scan
 
     ids, prompt, role = run_stream(run)
+    if prompt is None and role == "assistant":
+        prompt = 0  # a bare completion (text after <|start|>assistant): none of it is prompt
     result = scan(ids, role=role)
     cut = prompt or 0
 
