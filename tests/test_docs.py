@@ -212,3 +212,34 @@ def test_the_link_checker_sees_a_broken_link(tmp_path: Path) -> None:
     page = tmp_path / "b.md"
     page.write_text("[ok](a.md#next-step) [gone](c.md) [bad anchor](a.md#nowhere) ![pic](x.png) [web](https://example.org/x)")
     assert _check_links(page) == ["c.md", "a.md#nowhere", "x.png"]
+
+
+# -- the start page's first transcript is what the commands do -------------------------------------------
+
+
+def _first_transcript_blocks() -> list[str]:
+    page = (DOCS / "index.md").read_text(encoding="utf-8")
+    section = page.split("\n## Your first transcript\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```text\n(.*?)```", section, re.S)
+
+
+def test_the_start_page_walkthrough_is_what_the_commands_print(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from harmony_viz.cli import main
+
+    transcript, shown = _first_transcript_blocks()[:2]
+    monkeypatch.chdir(tmp_path)
+    Path("c.txt").write_text(transcript.strip("\n"), encoding="utf-8")
+    assert main(["parse", "c.txt"]) == 0
+    assert capsys.readouterr().err.rstrip("\n").splitlines() == shown.rstrip("\n").splitlines()
+    # --role assistant: the same stream is clean, and its chat answer is the page's
+    assert main(["parse", "c.txt", "--role", "assistant"]) == 0
+    assert json.loads(capsys.readouterr().out)["diagnostics"] == []
+    assert main(["parse", "c.txt", "--role", "assistant", "--output", "chat"]) == 0
+    choice = json.loads(capsys.readouterr().out)["choices"][0]
+    assert (choice["message"]["content"], choice["message"]["reasoning_content"], choice["finish_reason"]) == ("Hello!", "User wants a greeting.", "stop")
+    assert main(["lint", "c.txt", "--role", "assistant", "--strict"]) == 0
+    capsys.readouterr()
+    assert main(["html", "c.txt", "--role", "assistant", "-o", "c.html"]) == 0
+    assert "wrote c.html (17 tokens, 19 steps" in capsys.readouterr().err
