@@ -28,6 +28,7 @@ PICTURES = {
     "notebook_03.png": "notebooks",
     "notebook_04.png": "notebooks",
     "images/replay-findings.png": "replay",
+    "images/marimo-replay.png": "replay",
     "images/replay-server-fates.png": "server-lens",
     "images/conformance-matrix.png": "conformance",
 }
@@ -121,7 +122,7 @@ def test_the_api_page_is_written_from_the_docstrings(site: Path) -> None:
 
 def test_the_notebooks_travel_with_the_site(site: Path) -> None:
     html = _page(site, "notebooks").read_text(encoding="utf-8")
-    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+    for nb in sorted([*(ROOT / "notebooks").glob("*.ipynb"), *(ROOT / "notebooks").glob("*.py")]):
         copied = site / "_repo" / "notebooks" / nb.name
         assert copied.read_bytes() == nb.read_bytes(), nb.name
         assert f'href="../_repo/notebooks/{nb.name}"' in html, nb.name
@@ -196,7 +197,7 @@ def test_the_readme_links_every_page_and_every_notebook() -> None:
     links = set(_LINK.findall(text))
     for md in _nav_pages():
         assert f"docs/{md}" in links, md
-    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+    for nb in sorted([*(ROOT / "notebooks").glob("*.ipynb"), *(ROOT / "notebooks").glob("*.py")]):
         assert f"notebooks/{nb.name}" in links, nb.name
         assert f"../notebooks/{nb.name}" in set(_LINK.findall((DOCS / "notebooks.md").read_text(encoding="utf-8"))), nb.name
 
