@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -294,8 +295,11 @@ def _names_file(text: str) -> bool:
     """A one-line string naming a file: an existing one, or one with a file suffix (then it must exist)."""
     if not text or len(text) > 4096 or "\n" in text or "<|" in text or text != text.strip():
         return False
-    if Path(text).is_file() or (os.sep in text and Path(text).is_dir()):
-        return True
+    try:
+        if Path(text).is_file() or (os.sep in text and Path(text).is_dir()):
+            return True
+    except (OSError, ValueError):  # a name too long for the file system, a NUL: no file, so text
+        return False
     if text.lower().endswith(_PATH_SUFFIXES) and " " not in text:
         raise InputError(f"{text}: no such file", "missing")
     return False
@@ -340,7 +344,25 @@ def bad_json(name: str, exc: json.JSONDecodeError) -> InputError:
 
 
 def read_text(text: str, name: str, *, path: Path | None = None, form: Form | None = None) -> Input:
-    """Read ``text`` (a file's or standard input's content) named ``name``: its content decides the kind."""
+    """Read ``text`` (a file's or standard input's content) named ``name``: its content decides the kind.
+
+    A UTF-8 byte-order mark at the start is skipped: an editor's mark, no part of the stream.
+    """
+    text = text.removeprefix(BOM)
+    try:
+        return _read_text(text, name, path, form)
+    except RecursionError:  # JSON nested past Python's recursion limit, met by json or by a shape's reader
+        raise _too_deep(name) from None
+
+
+BOM = "\ufeff"
+
+
+def _too_deep(name: str) -> InputError:
+    return InputError(f"{name}: JSON nested too deep to read (more levels than Python's recursion limit, {sys.getrecursionlimit()})", "bad-json")
+
+
+def _read_text(text: str, name: str, path: Path | None, form: Form | None) -> Input:
     from harmony_viz._runfile import is_markdown_trial, runs_from_jsonl, runs_from_markdown
 
     where = path or Path(name if name and "/" not in name and " " not in name else "stdin")
@@ -473,6 +495,8 @@ def _big_runs(path: Path, name: str, kind: str, container: str) -> Input:
 
     try:
         runs = read_big(str(path), kind)
+    except InputError as exc:  # the batch reader names the file and what is wrong
+        raise InputError(str(exc).replace(str(path), name, 1), exc.reason) from None
     except (ImportError, ValueError, OSError) as exc:
         raise InputError(f"{name}: {exc}") from None
     return _runs(runs, name, container, path)

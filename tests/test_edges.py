@@ -43,7 +43,7 @@ EMPTY_FILES = {"empty.txt": "", "empty.json": "", "empty.jsonl": "", "empty-arra
 
 
 @pytest.mark.parametrize("name", sorted(EMPTY_FILES))
-@pytest.mark.parametrize("command", ["parse", "lint", "stats", "html", "render", "leaks"])
+@pytest.mark.parametrize("command", ["parse", "lint", "stats", "html", "leaks"])
 def test_an_empty_stream_is_no_error_in_any_command(tmp_path, cli, command, name):
     path = _write(tmp_path, name, EMPTY_FILES[name])
     rc, out, err = cli(*_argv(command, path, tmp_path))
@@ -60,19 +60,29 @@ def test_an_empty_stream_is_no_error_in_any_command(tmp_path, cli, command, name
     elif command == "html":
         assert EMPTY_PAGE in (tmp_path / "out.html").read_text(encoding="utf-8")
         assert "(0 tokens" in err
-    elif command == "render":
-        assert out == ""
     elif command == "leaks":
         assert json.loads(out) == {"leak": False, "signals": []}
 
 
-@pytest.mark.parametrize("command", ["parse", "lint", "stats", "html", "render"])
+@pytest.mark.parametrize("command", ["parse", "lint", "stats", "html"])
 @pytest.mark.parametrize("stdin", ["", "[]"])
 def test_an_empty_stream_on_standard_input(cli, command, stdin):
     rc, out, err = cli(command, "-", stdin=stdin)
     assert rc == 0 and "harmony-viz" not in err, err
     if command == "html":
         assert EMPTY_PAGE in out
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY_FILES))
+def test_render_of_an_empty_file_is_one_line_and_exit_2(tmp_path, cli, name):
+    """issue 32: an empty file has no conversation to render (most likely the wrong file): one line, exit 2, no output."""
+    path = _write(tmp_path, name, EMPTY_FILES[name])
+    rc, out, err = cli("render", str(path))
+    assert (rc, out) == (2, "")
+    assert err.startswith(f"harmony-viz render: {path}: ") and err.endswith(", nothing to render; give Harmony conversation JSON or a Chat Completions request\n")
+    assert len(err.splitlines()) == 1
+    rc, out, err = cli("render", "-", stdin=EMPTY_FILES[name])
+    assert (rc, out, len(err.splitlines())) == (2, "", 1) and "nothing to render" in err
 
 
 def test_parse_projections_of_an_empty_stream(tmp_path, cli):

@@ -9,11 +9,13 @@ workers; the reader reads a whole file as one unit (``read_big``).
 from __future__ import annotations
 
 import gzip
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harmony_viz._runfile._errors import InputError
 from harmony_viz._runfile._jsonl import jsonl_value
 from harmony_viz._runfile._model import Run
 from harmony_viz._runfile._records import runs_for_batch
@@ -66,21 +68,24 @@ def _jsonl_runs(unit: Unit, column: str | None, batch_size: int) -> Iterator[lis
     opener = gzip.open if unit.kind == "jsonl.gz" else open
     records: list[Any] = []
     ids: list[str] = []
-    with opener(path, "rb") as f:
-        if unit.start:
-            f.seek(unit.start)
-        number, pos = unit.first - 1, unit.start
-        for raw in f:
-            number += 1
-            pos += len(raw)
-            if raw.strip():
-                records.append(jsonl_value(raw, path, stem, number))
-                ids.append(f"{stem}#line-{number}")
-            if len(records) >= batch_size:
-                yield runs_for_batch(records, column=column, source=source, ids=ids)
-                records, ids = [], []
-            if unit.stop != -1 and pos >= unit.stop:
-                break
+    number, pos = unit.first - 1, unit.start
+    try:
+        with opener(path, "rb") as f:
+            if unit.start:
+                f.seek(unit.start)
+            for raw in f:
+                number += 1
+                pos += len(raw)
+                if raw.strip():
+                    records.append(jsonl_value(raw, path, stem, number))
+                    ids.append(f"{stem}#line-{number}")
+                if len(records) >= batch_size:
+                    yield runs_for_batch(records, column=column, source=source, ids=ids)
+                    records, ids = [], []
+                if unit.stop != -1 and pos >= unit.stop:
+                    break
+    except (EOFError, zlib.error, OSError) as exc:
+        raise _unreadable_gzip(unit.path, exc, number) from None
     if records:
         yield runs_for_batch(records, column=column, source=source, ids=ids)
 
@@ -89,14 +94,45 @@ def _jsonl_runs(unit: Unit, column: str | None, batch_size: int) -> Iterator[lis
 
 
 def _parquet_runs(unit: Unit, column: str | None, batch_size: int) -> Iterator[list[Run]]:
+    import pyarrow as pa
+
+    first = unit.first
+    try:
+        f = parquet_file(unit.path)
+        stop = f.metadata.num_row_groups if unit.stop == -1 else unit.stop
+        for batch in f.iter_batches(batch_size=batch_size, row_groups=list(range(unit.start, stop))):
+            yield runs_for_batch(batch, column=column, source=unit.path, first=first)
+            first += batch.num_rows
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"{unit.path}: Parquet data that cannot be read after row {first} ({_first_line(exc)})") from None
+
+
+def parquet_file(path: str) -> Any:
+    """The open ``pyarrow.parquet.ParquetFile`` at ``path``; InputError in one line when it is not a readable Parquet file (truncated, corrupt)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    f = pq.ParquetFile(unit.path)
-    stop = f.metadata.num_row_groups if unit.stop == -1 else unit.stop
-    first = unit.first
-    for batch in f.iter_batches(batch_size=batch_size, row_groups=list(range(unit.start, stop))):
-        yield runs_for_batch(batch, column=column, source=unit.path, first=first)
-        first += batch.num_rows
+    try:
+        return pq.ParquetFile(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"{path}: not a readable Parquet file, truncated or corrupt ({_first_line(exc)})") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0].rstrip(".")
+
+
+def _unreadable_gzip(path: str, exc: BaseException, line: int) -> InputError:
+    """One line for gzipped JSONL that cannot be read: truncated, corrupt, or not gzip at all."""
+    after = f" after line {line}" if line > 0 else ""
+    if isinstance(exc, EOFError):
+        return InputError(f"{path}: truncated gzip{after}: the file ends before gzip's end-of-stream marker")
+    if isinstance(exc, gzip.BadGzipFile):
+        return InputError(f"{path}: not a gzip file ({_first_line(exc)})")
+    if isinstance(exc, zlib.error):
+        return InputError(f"{path}: corrupt gzip data{after} ({_first_line(exc)})")
+    return InputError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or _first_line(exc)})")
 
 
 # Hugging Face datasets saved with save_to_disk ------------------------------------

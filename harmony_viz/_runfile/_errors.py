@@ -44,3 +44,5 @@ def parse_jsonl_line(line: str | bytes) -> Any:
         raise InputError(f"not JSON ({exc.msg} at column {exc.colno})", "bad-json") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"not JSON (not UTF-8 (byte {exc.start}))", "bad-json") from None
+    except RecursionError:  # json's decoder recurses once per level
+        raise InputError("not JSON that can be read (nested deeper than Python's recursion limit)", "bad-json") from None

@@ -39,12 +39,13 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harmony_viz.render import Conversation, RenderError, Role, render_conversation, render_conversation_for_completion
+    from harmony_viz.render import RenderError, Role, render_conversation, render_conversation_for_completion
 
     found = read_source(args.file, form={"harmony": "conversation", "chat": "chat"}.get(args.form))
+    if found.empty:  # an empty file, [] or whitespace: most likely the wrong file; nothing here to render
+        raise CLIError(f"{found.name}: {found.form}, nothing to render; give Harmony conversation JSON or a Chat Completions request")
     try:
-        # An empty stream (an empty file, []) is a conversation of no messages: nothing to render, no error.
-        conv = Conversation(()) if found.empty else found.conversation()
+        conv = found.conversation()
         if args.for_completion:
             ids = render_conversation_for_completion(conv, Role.ASSISTANT)
         else:

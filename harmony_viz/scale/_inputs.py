@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 # The pieces and their readers are the run files' (below the reader, which reads a whole big file so);
 # cutting files into pieces for workers is this package's.
-from harmony_viz._runfile import BATCH_KINDS, Run, Unit, load_dataset, unit_batches
+from harmony_viz._runfile import BATCH_KINDS, Run, Unit, load_dataset, parquet_file, unit_batches
 from harmony_viz.runs import load_file
 from harmony_viz.scale._rows import rows_table
 
@@ -89,9 +89,7 @@ def read_runs(path: str, *, column: str | None = None) -> list[Run]:
 
 def _need_column(path: str, kind: str, column: str) -> None:
     if kind == "parquet":
-        import pyarrow.parquet as pq
-
-        names = pq.ParquetFile(path).schema_arrow.names
+        names = parquet_file(path).schema_arrow.names
     else:
         names = list(load_dataset(path).column_names)
     if column not in names:
@@ -131,9 +129,7 @@ def _jsonl_units(path: str, pieces: int) -> list[Unit]:
 
 
 def _parquet_units(path: str, pieces: int) -> list[Unit]:
-    import pyarrow.parquet as pq
-
-    meta = pq.ParquetFile(path).metadata
+    meta = parquet_file(path).metadata
     groups = meta.num_row_groups
     if pieces <= 1 or groups <= 1:
         return [Unit(path, "parquet", 0, groups, 0)]
