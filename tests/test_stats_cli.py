@@ -123,3 +123,21 @@ def test_a_missing_file_or_a_folder_is_named_and_exits_1(tmp_path, capsys):
     assert capsys.readouterr() == ("", "harmony-viz stats: nope.json: no such file\n")
     assert main(["stats", str(tmp_path), "--json"]) == 1
     assert capsys.readouterr() == ("[]\n", f"harmony-viz stats: {tmp_path}: is a folder; pass the run files inside it (e.g. {tmp_path}/*.json)\n")
+
+
+def test_stats_keeps_a_jsonl_records_source_else_the_files_stem(tmp_path, cli):
+    """issue 32: a record's own ``source`` (top level or in metadata) was read as null, so "by source" was one "unknown" box."""
+    import gzip
+
+    text = "<|start|>assistant<|channel|>final<|message|>Hi<|return|>"
+    lines = [{"id": "a", "source": "rag", "metadata": {}, "text": text},
+             {"id": "b", "metadata": {"source": "red-team"}, "text": text},
+             {"id": "c", "text": text}]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    zipped = tmp_path / "zipped.jsonl.gz"
+    zipped.write_bytes(gzip.compress(path.read_bytes()))
+    rc, out, _ = cli("stats", str(path), "--json")
+    assert rc == 0 and [r["source"] for r in json.loads(out)] == ["rag", "red-team", "runs"]
+    rc, out, _ = cli("stats", str(zipped), "--json")  # read in batches at scale: the same sources
+    assert rc == 0 and [r["source"] for r in json.loads(out)] == ["rag", "red-team", "zipped"]

@@ -9,6 +9,7 @@ mixed sources works. A line that is not JSON becomes an empty run with a diagnos
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,9 @@ def run_from_own(obj: dict[str, Any], path: Path, run_id: str) -> Run:
         diagnostics.append(load_diagnostic("load.bad-entry", f"{path} {run_id}: metadata is a {type(meta_obj).__name__}, expected an object; ignored"))
         meta_obj = {}
     meta = RunMetadata.from_json(meta_obj)
+    if meta.source is None:  # the record's own "source" field, else the file it came from (as every other shape)
+        top = obj.get("source")
+        meta = replace(meta, source=top if isinstance(top, str) and top else path.stem)
     if "path" not in meta.extra:
         meta.extra["path"] = str(path)
     text = obj.get("text")
