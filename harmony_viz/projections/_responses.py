@@ -56,11 +56,9 @@ def _arguments(msg: TurnMessage) -> Any:
         return None
 
 
-def _search_action(msg: TurnMessage) -> dict[str, Any]:
-    assert msg.call is not None
-    args = _arguments(msg)
+def _search_action(verb: str, args: Any) -> dict[str, Any]:
+    """A web search's ``action`` from the browser verb and its arguments (None: not known yet)."""
     args = args if isinstance(args, dict) else {}
-    verb = msg.call.name.partition(".")[2]
     if verb == "open":
         url = args.get("url", args.get("id"))
         return {"type": "open_page", "url": url if isinstance(url, str) else None}
@@ -111,7 +109,25 @@ def build_item(msg: TurnMessage, index: int, *, legacy: bool, id_prefix: str, te
             "error": None,
             "status": status,
         }
-    return {"type": "web_search_call", "id": item_id, "status": status, "action": _search_action(msg)}
+    # No event streams a search's arguments: a client learns its action from output_item.done, so none while in progress.
+    args = _arguments(msg) if status != "in_progress" else None
+    return {"type": "web_search_call", "id": item_id, "status": status, "action": _search_action(msg.call.name.partition(".")[2], args)}
+
+
+def announced_item(msg: TurnMessage, index: int, *, legacy: bool, id_prefix: str) -> dict[str, Any]:
+    """The item as ``response.output_item.added`` carries it: nothing of its body yet.
+
+    A message and a reasoning item come with ``content: []`` and their one part arrives by
+    ``response.content_part.added``; announcing the part inside the item too would give a
+    client that appends parts (the SDK's accumulator does) an extra empty one. Both real
+    servers announce a message so; for reasoning the reference server sends ``[]`` and vLLM
+    0.32 ``null``: ``[]`` is followed because it is the type the item ends with, so a client
+    can append to it as it does for a message.
+    """
+    item = build_item(msg, index, legacy=legacy, id_prefix=id_prefix, text="")
+    if item["type"] in ("message", "reasoning"):
+        item["content"] = []
+    return item
 
 
 def response_status(turn: Turn, finished: bool) -> str:
@@ -216,12 +232,14 @@ class ResponseStream:
             self._open(out)
             item_id = f"{self.prefix}{_ID_PREFIX[kind]}_{index}"
             if what == "start":
-                self._emit(out, "response.output_item.added", output_index=index, item=build_item(msg, index, legacy=self.legacy, id_prefix=self.prefix, text=""))
+                self._emit(out, "response.output_item.added", output_index=index, item=announced_item(msg, index, legacy=self.legacy, id_prefix=self.prefix))
                 if kind in ("message", "reasoning"):
                     part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []} if kind == "message" else {"type": "reasoning_text", "text": ""}
                     self._emit(out, "response.content_part.added", item_id=item_id, output_index=index, content_index=0, part=part)
                 elif kind == "web_search_call":
                     self._emit(out, "response.web_search_call.in_progress", item_id=item_id, output_index=index)
+                elif kind == "mcp_call":
+                    self._emit(out, "response.mcp_call.in_progress", item_id=item_id, output_index=index)  # as vLLM and the API send it
             elif what == "delta":
                 self._delta(out, kind, msg, item_id, index, text)
             elif what == "call" and kind in ("function_call", "mcp_call", "reasoning"):
@@ -256,7 +274,10 @@ class ResponseStream:
         elif kind == "function_call":
             self._emit(out, "response.function_call_arguments.done", **where, name=item["name"], arguments=msg.body)
         elif kind == "mcp_call":
-            self._emit(out, "response.mcp_call_arguments.done", **where, arguments=msg.body)
+            # ``name`` as for a function call (the SDK's type has neither; vLLM sends both)
+            self._emit(out, "response.mcp_call_arguments.done", **where, name=item["name"], arguments=msg.body)
+            if item["status"] == "completed":  # a call cut off by the end of the stream did not complete
+                self._emit(out, "response.mcp_call.completed", **where)
         elif kind == "web_search_call":
             self._emit(out, "response.web_search_call.completed", **where)
         self._emit(out, "response.output_item.done", output_index=index, item=item)

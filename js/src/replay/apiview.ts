@@ -137,7 +137,9 @@ export function apiViewAt(d: TraceData, k: number): ApiView {
         item.status = status(t.terminator);
         if (parts[i].type === "web_search_call") {
           const verb = String((item.action as Record<string, unknown>).verb ?? "");
-          item.action = searchAction(verb, t.parsed !== null && t.parsed !== undefined ? t.parsed : parseJson(t.body));
+          // as Python's build_item: a client learns a search's action only when the item is done
+          const args = t.terminator === null ? null : t.parsed !== null && t.parsed !== undefined ? t.parsed : parseJson(t.body);
+          item.action = searchAction(verb, args);
         }
         return item;
       });
