@@ -74,6 +74,15 @@ class Finding:
     where: Where = None
 
 
+def with_article(word: str) -> str:
+    """``word`` after "a" or "an", as its first letter sounds: a role name in a finding's sentence.
+
+    >>> with_article("assistant"), with_article("user"), with_article("")
+    ('an assistant', 'a user', 'a ')
+    """
+    return ("an " if word[:1].lower() in ("a", "e", "i", "o") else "a ") + word
+
+
 def code_table(codes: Codes) -> str:
     """The registry as a Markdown table (code, severity, meaning), in registry order; ``|`` escaped."""
     rows = ["| code | severity | what it means |", "|---|---|---|"]

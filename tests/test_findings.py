@@ -70,3 +70,20 @@ def test_a_difference_has_a_span_on_each_side():
     for d in sided:
         if d.where.ours is not None and d.code not in ("date-varies", "schema-text", "whitespace"):
             assert result.ours.quote(d.where.ours.start, d.where.ours.end) == d.ours, d.code
+
+
+def test_a_role_in_a_sentence_takes_a_or_an():
+    """issue 32: "read as a assistant message" -> "an assistant message", wherever a role name is put in a sentence."""
+    import pytest
+
+    from harmony_viz import render
+    from harmony_viz.findings import with_article
+    from harmony_viz.scanner import scan
+
+    assert [with_article(w) for w in ("assistant", "user", "system", "developer", "tool", "analysis")] == [
+        "an assistant", "a user", "a system", "a developer", "a tool", "an analysis"]
+    messages = [d.message for d in scan("hello<|start|>user<|message|>x<|end|>").diagnostics]
+    assert any("read as an assistant message" in m for m in messages) and not any(" a assistant" in m for m in messages)
+    conv = render.Conversation.from_messages([render.Message.from_role_and_content(render.Role.ASSISTANT, render.SystemContent.new())])
+    with pytest.raises(render.RenderError, match="not in an assistant message"):
+        render.render_conversation(conv)

@@ -15,6 +15,7 @@ from harmony_viz._lint._codes import diagnostic
 from harmony_viz._lint._tools import DeclaredTool
 from harmony_viz._lint._typescript import read_typescript
 from harmony_viz._lint._view import turns
+from harmony_viz.findings import with_article
 from harmony_viz.scanner import Diagnostic, Message
 
 CHANNELS = ("analysis", "commentary", "final")
@@ -118,7 +119,7 @@ def _tool_placement(views: Sequence[Message]) -> list[Diagnostic]:
             if view.role == "assistant" or view.is_tool_author:
                 continue
             for m in re.finditer(r"^namespace \S+ \{", text, re.M):
-                out.append(diagnostic("tools-unexpected-message", f"a tool namespace is declared in a {view.role} message (message {view.index}); the model only trusts tools from the system (builtins) and developer (functions) messages", view.span_of(m.start(), m.end())))
+                out.append(diagnostic("tools-unexpected-message", f"a tool namespace is declared in {with_article(view.role)} message (message {view.index}); the model only trusts tools from the system (builtins) and developer (functions) messages", view.span_of(m.start(), m.end())))
     return out
 
 

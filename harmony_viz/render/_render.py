@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from harmony_viz import tokens as _tok
+from harmony_viz.findings import with_article
 from harmony_viz.render._errors import RenderError
 from harmony_viz.render._model import Conversation, DeveloperContent, Message, Role, SystemContent, TextContent
 from harmony_viz.render._options import RenderOptions
@@ -120,11 +121,11 @@ def render_message(
             out += text(c.text)
         elif isinstance(c, SystemContent):
             if msg.author.role is not Role.SYSTEM:
-                raise RenderError(where, f"system content may only appear in a system message, not in a {msg.author.role.value} message")
+                raise RenderError(where, f"system content may only appear in a system message, not in {with_article(msg.author.role.value)} message")
             out += text(system_text(c, conversation_has_function_tools, options, where))
         elif isinstance(c, DeveloperContent):
             if msg.author.role is not Role.DEVELOPER:
-                raise RenderError(where, f"developer content may only appear in a developer message, not in a {msg.author.role.value} message")
+                raise RenderError(where, f"developer content may only appear in a developer message, not in {with_article(msg.author.role.value)} message")
             out += text(developer_text(c, options, where))
         else:
             raise RenderError(where, f"expected TextContent, SystemContent or DeveloperContent, got {type(c).__name__}")

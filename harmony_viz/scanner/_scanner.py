@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
 
-from harmony_viz.findings import Span
+from harmony_viz.findings import Span, with_article
 from harmony_viz.scanner._arguments import is_complete_json, is_json_call, parse_arguments
 from harmony_viz.scanner._codes import DIAGNOSTIC_CODES
 from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, MessageEnd, MessageStart, ScanState, Snapshot, Terminator, ToolCallEnd, ToolCallStart
@@ -435,7 +435,7 @@ class Scanner:
             elif tid in _STOPS:
                 if self._outside and not "".join(p[0] for p in self._outside).isspace():
                     pieces, self._outside = self._outside, []
-                    self._diag("missing-start", f"text then {LITERAL_BY_ID[tid]} with no <|start|> or header; read as a {self._default_role()} message{self._bare_hint()}", pieces[0][1], start)
+                    self._diag("missing-start", f"text then {LITERAL_BY_ID[tid]} with no <|start|> or header; read as {with_article(self._default_role())} message{self._bare_hint()}", pieces[0][1], start)
                     self._open(Header(self._default_role(), None, None, None, None), pieces[0][1], pieces[0][1], [], warn=False)
                     for piece in pieces:
                         self._body_text(*piece)
@@ -583,7 +583,7 @@ class Scanner:
             self._stripped(pieces, text, split, tid, at, at)
             return
         role = self._default_role()
-        self._diag("text-outside-message", f"text outside any message ({text.strip()[:40]!r}); read as a {role} message without header", pieces[0][1], pieces[-1][2])
+        self._diag("text-outside-message", f"text outside any message ({text.strip()[:40]!r}); read as {with_article(role)} message without header", pieces[0][1], pieces[-1][2])
         self._open(Header(role, None, None, None, None), pieces[0][1], pieces[0][1], [], warn=False)
         for piece in pieces:
             self._body_text(*piece)
