@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DIFF_COLOURS", "KIND_COLOURS", "KIND_LABELS", "PALETTE", "ROLE_COLOURS", "SEVERITY_COLOURS"]
+__all__ = ["CHANGE_COLOURS", "DIFF_COLOURS", "KIND_COLOURS", "KIND_LABELS", "PALETTE", "ROLE_COLOURS", "SEVERITY_COLOURS", "STATUS_COLOURS"]
 
 # The file as written (the build reads it too).
 PALETTE: dict[str, Any] = json.loads((Path(__file__).parent / "palette.json").read_text(encoding="utf-8"))
@@ -27,3 +27,6 @@ ROLE_COLOURS: dict[str, str] = dict(PALETTE["roles"])
 SEVERITY_COLOURS: dict[str, str] = dict(PALETTE["severities"])
 # A render diff's inserted and deleted (or replaced) tokens.
 DIFF_COLOURS: dict[str, str] = dict(PALETTE["diff"])
+# The conformance matrix: each cell class's (a result's status) background and text, each change across versions.
+STATUS_COLOURS: dict[str, dict[str, str]] = {status: dict(entry) for status, entry in PALETTE["statuses"].items()}
+CHANGE_COLOURS: dict[str, str] = dict(PALETTE["changes"])

@@ -14,6 +14,12 @@ for (const [kind, entry] of Object.entries(palette.kinds)) add("kind", kind, ent
 for (const [role, colour] of Object.entries(palette.roles)) add("role", role, colour);
 for (const [severity, colour] of Object.entries(palette.severities)) add("severity", severity, colour);
 for (const [change, colour] of Object.entries(palette.diff)) add("diff", change, colour);
+// the conformance matrix: each result's status (a cell's background and text) and each change across versions
+for (const [status, entry] of Object.entries(palette.statuses)) {
+  add("status", `${status}-bg`, entry.background);
+  add("status", `${status}-fg`, entry.text);
+}
+for (const [change, colour] of Object.entries(palette.changes)) add("change", change, colour);
 const css = "/* Written by js/palette.mjs from harmony_viz/palette.json at build time: change the colours there, not here. */\n"
   + `:root, .hv-root {\n${lines.join("\n")}\n}\n`;
 const out = new URL("src/shared/palette.css", here);

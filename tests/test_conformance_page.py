@@ -1,5 +1,8 @@
 """``conformance --html`` and ``--merge``: the matrix page, built from reports the runner made for real.
 
+The page is drawn by its script (js/matrixpage.ts) from the data in it: every page here is read
+as chromium draws it (``_drawn.drawn``), its DOM's HTML once the script ran.
+
 The reports come from real runs: SGLang's own parser (offline, ``.venv-sglang``) and, in the
 tests marked ``server``, the reference server (``gpt_oss_server``). No engine here exists in two
 versions, so the version axis is tested on a real report paired with copies of it whose
@@ -18,6 +21,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
+from _drawn import drawn
 
 from harmony_viz.cli import main
 from harmony_viz.conformance import MATRIX_CLASSES, MergeError, check_report, conformance_page, load_suite, read_report, version_key
@@ -45,7 +49,7 @@ class _Page(HTMLParser):
         super().__init__()
         self.elements: list[dict] = []
         self._open: list[dict] = []
-        self.feed(text)
+        self.feed(text if 'data-hv="matrix"' in text else drawn(text))  # a page not drawn yet is drawn first
 
     def handle_starttag(self, tag: str, attrs: list) -> None:
         a = {k: (v if v is not None else "") for k, v in attrs}
@@ -91,7 +95,7 @@ def sglang_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("sglang")
     js, page = out / "r.json", out / "r.html"
     assert main(["conformance", "--sglang", *_select_args(), "--json", str(js), "--html", str(page)]) == 1  # the zoo's headers fail
-    return {"report": json.loads(js.read_text()), "json": js, "html": page.read_text(), "path": page, "replays": out / "r.replays"}
+    return {"report": json.loads(js.read_text()), "json": js, "html": drawn(page), "path": page, "replays": out / "r.replays"}
 
 
 # --- one run's page ---------------------------------------------------------------------------
@@ -265,7 +269,7 @@ def test_merge_needs_html_and_exits_0_when_the_reports_read(sglang_run: dict, tm
     cells = _Page(out.read_text()).all("cell")
     assert len(cells) == len(sglang_run["report"]["results"])
     assert all(c["href"] is None for c in cells)  # saved reports carry no replays, and the legend says so
-    assert "these are saved reports" in out.read_text()
+    assert "these are saved reports" in drawn(out)
 
 
 # --- the version axis -----------------------------------------------------------------------
@@ -400,7 +404,7 @@ def live_run(gpt_oss_server, sglang_run: dict, tmp_path_factory: pytest.TempPath
     page, alone = out / "both.html", out / "gpt-oss.json"
     assert main(["conformance", "--sglang", "--gpt-oss", gpt_oss_server.url, *_select_args(), "--html", str(page)]) == 1
     assert main(["conformance", "--gpt-oss", gpt_oss_server.url, *_select_args(), "--json", str(alone)]) == 1
-    return {"path": page, "html": page.read_text(), "replays": out / "both.replays", "gpt-oss": alone}
+    return {"path": page, "html": drawn(page), "replays": out / "both.replays", "gpt-oss": alone}
 
 
 @pytest.mark.server

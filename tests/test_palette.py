@@ -215,3 +215,22 @@ def test_the_matrix_page_keeps_its_status_colours_and_draws_no_channel_of_its_ow
     assert ".c-pass" in {s for sels, _ in sheet.rules for s in sels}  # its own status colours
     assert sheet.literal_kind_colours() == []  # a kind or role it drew would come through the palette's variables
     assert not re.search(r"\bhv-(k|r)-", page_html)  # and it draws none: a cell is a status, not a channel
+
+
+def test_the_matrix_page_draws_each_status_and_change_in_the_palettes_colours() -> None:
+    from harmony_viz.conformance import MATRIX_CLASSES, conformance_page, read_report
+
+    reports = sorted((ROOT / "docs" / "conformance" / "reports").glob("*.json.gz"))
+    if not reports:
+        pytest.skip("docs/conformance/reports/ holds no report")
+    sheet = Sheet(_styles(conformance_page([read_report(p) for p in reports])))
+    assert set(palette.STATUS_COLOURS) == {cls for cls, *_ in MATRIX_CLASSES}  # one entry a cell class
+    for status, colours in palette.STATUS_COLOURS.items():
+        assert sheet.get(f".c-{status}", "background") == colours["background"], status
+        assert sheet.get(f".c-{status}", "color") == colours["text"], status
+    for change, colour in palette.CHANGE_COLOURS.items():
+        assert sheet.get(f".chg-{change}", "color") == colour, change
+    # and no colour of its own: every hex the page's stylesheet holds is the palette's block of variables
+    literal = [f"{', '.join(sels)} {{ {k}: {v} }}" for sels, decls in sheet.rules if ":root" not in sels
+               for k, v in decls.items() if re.search(r"#[0-9a-fA-F]{3,8}\b", v)]
+    assert literal == []

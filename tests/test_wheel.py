@@ -20,7 +20,7 @@ import pytest
 from test_extras import PYPROJECT, cache_dir, make_venv, venv_python
 
 ROOT = Path(__file__).resolve().parents[1]
-STATIC = ("widget.js", "widget.css", "playground.js", "playground.css", "standalone.js", "template_page.js")
+STATIC = ("widget.js", "widget.css", "playground.js", "playground.css", "standalone.js", "template_page.js", "matrix_page.js", "matrix_page.css")
 
 pytestmark = pytest.mark.slow
 

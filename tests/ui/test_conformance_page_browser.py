@@ -122,6 +122,32 @@ def test_a_cell_opens_its_case_replay_at_its_engine_and_api(page, matrix: Path) 
     assert page.errors == []
 
 
+def test_a_cell_of_shipped_captures_opens_their_replay_at_its_engine_and_api(page, tmp_path: Path) -> None:  # noqa: ANN001
+    # No engine here: the shipped captures of one stream (vLLM's, llama.cpp's and SGLang's answers, checked for
+    # real) stand in for a run's results of one case, so the replay and its opener are tested without SGLang.
+    from harmony_viz.conformance import Outcome, Target, conformance_page, conformance_report, load_suite, write_replays
+    from harmony_viz.servers import lens
+
+    case = next(c for c in load_suite() if c.id == "clean/final-only")
+    checks = [r for e in ("vllm", "llama.cpp", "sglang") for r in lens.check_captures(lens.shipped_captures(e)) if lens.stream_name(r) == "clean-final"]
+    outcomes = [Outcome(case=case, engine=r.engine, api=r.api, status="pass", check=r) for r in checks]
+    out = tmp_path / "m.html"
+    links, problems = write_replays(outcomes, out)
+    out.write_text(conformance_page([conformance_report(outcomes, [Target(e) for e in ("vllm", "llama.cpp", "sglang")])], outcomes=outcomes,
+                                    links=links, notes=problems), encoding="utf-8")
+    assert problems == [] and sorted(p.name for p in (tmp_path / "m.replays").iterdir()) == ["clean--final-only.html"]  # one page, every engine
+    _open(page, out)
+    page.click("td[data-hv=cell][data-engine='llama.cpp'][data-api=responses-stream] a")
+    page.wait_for_selector("[data-hv=server-panel]")
+    assert page.url.split("#")[0].endswith("m.replays/clean--final-only.html")
+    assert page.get_attribute("[data-hv=api-tab-server]", "class").split() == ["hv-tab", "hv-tab-on"]
+    assert page.eval_on_selector("[data-hv=engine-select]", "s => s.value") == "llama.cpp"
+    assert page.eval_on_selector("[data-hv=server-api].hv-tab-on", "b => b.dataset.api") == "responses-stream"
+    page.click("[data-hv=page-link]")  # back to the matrix
+    page.wait_for_selector("[data-hv=matrix]")
+    assert page.errors == []
+
+
 def test_the_readme_picture_of_the_shipped_reports_merged(page, tmp_path: Path) -> None:  # noqa: ANN001
     found = {pattern: sorted(REPORTS.glob(pattern)) if REPORTS.is_dir() else [] for pattern in SHIPPED}
     missing = [pattern for pattern, paths in found.items() if not paths]
