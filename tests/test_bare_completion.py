@@ -48,6 +48,9 @@ def test_parse_role_assistant_keeps_an_unknown_roles_text_as_reasoning_and_count
     items = json.loads(out)["output"]
     assert [i["type"] for i in items] == ["reasoning", "reasoning"]
     assert json.loads(out)["usage"]["input_tokens"] == 0
+    # lint reads it alike: the warning, and no fabricated tool result
+    rc, out, _ = cli("lint", "-", "--role", "assistant", stdin=_stdin(source))
+    assert [d["code"] for d in json.loads(out)["diagnostics"]] == ["unknown-role"]
 
 
 def test_the_python_api_reads_it_alike():
