@@ -142,7 +142,7 @@ def test_widget_sources(enc, corpus_dir) -> None:
 
 def test_save_html_is_self_contained_and_escapes_markup(widget: ReplayWidget, tmp_path: Path) -> None:
     widget.step = 9
-    out = widget.save_html(tmp_path / "replay.html")
+    out = widget.save_html(tmp_path / "replay.html", step=widget.step)
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
     # no external resources of any kind
@@ -154,6 +154,28 @@ def test_save_html_is_self_contained_and_escapes_markup(widget: ReplayWidget, tm
     assert embedded["traits"]["step"] == 9
     assert "window.__hv_xss" not in page.replace(data, "")
     assert (ROOT / "harmony_viz" / "static" / "standalone.js").read_text(encoding="utf-8")[:200] in page
+
+
+def _opening_step(page: str) -> int:
+    data = page.split('<script type="application/json" id="hv-data">', 1)[1].split("</script>", 1)[0]
+    return json.loads(data)["traits"]["step"]
+
+
+def test_every_page_opens_at_the_end_of_the_stream_whichever_verb_wrote_it(tmp_path: Path) -> None:
+    """issue 32: ``w.save_html`` opened at step 0 ("Findings (0), none so far"); ``hv.save_html`` and ``harmony-viz html`` at the end."""
+    import harmony_viz as hv
+    from harmony_viz.cli import main
+
+    text = "<|start|>user<|message|>Hi<|end|><|start|>assistant<|channel|>final<|message|>Hello<|return|>"
+    w = replay(text)
+    assert w.step == 0
+    end = w.n_steps - 1
+    assert _opening_step(w.save_html(tmp_path / "w.html").read_text(encoding="utf-8")) == end
+    assert _opening_step(hv.save_html(text, tmp_path / "hv.html").read_text(encoding="utf-8")) == end
+    (tmp_path / "t.txt").write_text(text, encoding="utf-8")
+    assert main(["html", str(tmp_path / "t.txt"), "-o", str(tmp_path / "cli.html")]) == 0
+    assert _opening_step((tmp_path / "cli.html").read_text(encoding="utf-8")) == end
+    assert _opening_step(w.save_html(tmp_path / "at3.html", step=3).read_text(encoding="utf-8")) == 3
 
 
 def test_import_harmony_viz_stays_light() -> None:

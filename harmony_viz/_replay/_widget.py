@@ -184,13 +184,16 @@ class ReplayWidget(anywidget.AnyWidget):
         self._live_last = time.perf_counter()
         self._live_cost = self._live_last - start
 
-    def save_html(self, path: str | Path, *, title: str | None = None, links: Sequence[tuple[str, str]] = ()) -> Path:
-        """Write this replay as one self-contained HTML page (no kernel, no network), at the current step.
+    def save_html(self, path: str | Path, *, step: int = -1, title: str | None = None, links: Sequence[tuple[str, str]] = ()) -> Path:
+        """Write this replay as one self-contained HTML page (no kernel, no network), opened at ``step``.
 
-        The page is titled after :attr:`name` unless ``title`` is given; ``links`` are
-        ``(text, href)`` pairs to pages written beside it.
+        Every page opens at the end of the stream (``step=-1``, negative counting from the
+        end), whichever verb writes it (``hv.save_html``, ``harmony-viz html``, this);
+        ``step=w.step`` opens it where the widget is now. The page is titled after
+        :attr:`name` unless ``title`` is given; ``links`` are ``(text, href)`` pairs to pages
+        written beside it.
         """
-        return write_page(path, self._trace, step=self.step, title=title, name=self.name, links=links, data=(self._meta, self._columns))
+        return write_page(path, self._trace, step=step, title=title, name=self.name, links=links, data=(self._meta, self._columns))
 
 
 def replay(source: Any, chunking: str = "token", *, role: str | None = None, step: int = 0, run: int | None = None,
