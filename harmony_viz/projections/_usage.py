@@ -4,7 +4,8 @@ Spans count tokens when the scanner was fed token ids and characters when it was
 text. ``unit="auto"`` tells them apart from the spans themselves (a stop token is one
 token wide but seven or more characters wide; a token delta is rarely one character per
 unit); character spans are turned into tokens by encoding the text with o200k_harmony.
-The prompt is everything before the turn, so prompt and output add up to the stream.
+The prompt is everything before the turn, so prompt and output add up to the stream (up to
+the ``<|endoftext|>`` that ends it, if one does: padding after it is nobody's output).
 """
 
 from __future__ import annotations
