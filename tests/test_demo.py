@@ -41,7 +41,7 @@ def test_replay_is_the_whole_bundled_tool_calling_conversation(enc):
 
 
 def test_demo_into_a_folder(tmp_path, capsys):
-    folder = tmp_path / "out" / "demo"
+    folder = tmp_path / "demo"  # the folder named is made; the folder it sits in must exist (see below)
     assert main(["demo", "-o", str(folder), "--no-progress"]) == 0
     assert capsys.readouterr().out.splitlines() == [str(folder / "replay.html"), str(folder / "stats.html")]
     assert (folder / "stats.html").stat().st_size > 1_000_000  # plotly.js inlined
@@ -73,9 +73,28 @@ def test_demo_and_html_open_at_the_same_step(tmp_path, enc):
     assert opening_step(folder / "replay.html") == opening_step(tmp_path / "html.html") == (400, 401)
 
 
-def test_demo_paths():
-    assert demo_paths("a/demo.html") == (Path("a/demo.html"), Path("a/demo-stats.html"))
-    assert demo_paths("a/out") == (Path("a/out/replay.html"), Path("a/out/stats.html"))
+def test_demo_paths(tmp_path):
+    a = tmp_path / "a"
+    a.mkdir()
+    assert demo_paths(f"{a}/demo.html") == (a / "demo.html", a / "demo-stats.html")
+    assert demo_paths(f"{a}/out") == (a / "out/replay.html", a / "out/stats.html")
+
+
+@pytest.mark.parametrize("target", ["no/such/dir/x.html", "no/such/dir"])
+def test_demo_and_html_refuse_a_missing_folder_alike(tmp_path, cli, target):
+    """issue 32: ``demo -o /no/such/dir/x.html`` made the folders where ``html`` refused; a missing folder is most likely a typo."""
+    out = tmp_path / target
+    missing = tmp_path / "no/such/dir" if target.endswith(".html") else tmp_path / "no/such"
+    rc, stdout, err = cli("demo", "-o", str(out), "--no-progress")
+    assert (rc, stdout) == (2, "")
+    assert err == f"harmony-viz demo: {out}: the folder {missing} does not exist; create it first, or check the name\n"
+    text = tmp_path / "t.txt"
+    text.write_text("<|start|>user<|message|>Hi<|end|>", encoding="utf-8")
+    page = tmp_path / "no/such/dir/x.html"
+    rc, stdout, err = cli("html", str(text), "-o", str(page))
+    assert (rc, stdout) == (2, "")
+    assert err == f"harmony-viz html: {page}: the folder {page.parent} does not exist; create it first, or check the name\n"
+    assert not (tmp_path / "no").exists()
 
 
 def test_demo_onto_an_existing_file_that_is_not_html_is_refused(tmp_path, capsys):

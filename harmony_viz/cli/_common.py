@@ -174,6 +174,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     out = Path(path)
     if out.is_dir():
         raise CLIError(f"{path}: is a folder; give a file name")
+    need_folder(out.parent, path)
     try:
         folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     except OSError as exc:
@@ -187,6 +188,13 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     finally:
         PENDING.discard(folder)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def need_folder(folder: Path, output: str | Path) -> None:
+    """CLIError unless ``folder`` (where ``output`` goes) exists: a missing folder is most likely a typo, so no command creates one."""
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise CLIError(f"{output}: the folder {folder} {what}; create it first, or check the name")
 
 
 # The process that installed the handler: forked workers inherit it, and only exit.

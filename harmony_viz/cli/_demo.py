@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, add_out, command
+from harmony_viz.cli._common import CLIError, add_out, command, need_folder
 
 # The transcript the replay page shows: a real tool-calling conversation (analysis,
 # three get_weather calls, their results, a final table) from the bundled sample.
@@ -34,9 +34,11 @@ def demo_paths(output: str) -> tuple[Path, Path]:
     if out.suffix.lower() in (".html", ".htm"):
         if out.is_dir():
             raise CLIError(f"{output}: is a folder; give a new file name or the folder without .html")
+        need_folder(out.parent, output)  # as html and every command refuse a missing folder
         return out, out.with_name(f"{out.stem}-stats.html")
     if out.exists() and not out.is_dir():
         raise CLIError(f"{output}: exists and is not a folder; give a name ending in .html or a folder")
+    need_folder(out.parent, output)  # the folder named is made, in a folder that exists
     return out / "replay.html", out / "stats.html"
 
 
@@ -46,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
     replay, report = demo_paths(args.out)
     try:
-        report.parent.mkdir(parents=True, exist_ok=True)
+        report.parent.mkdir(exist_ok=True)
     except OSError as exc:
         raise CLIError(f"{report.parent}: cannot create the folder ({exc.strerror})") from None
     # the two pages link each other by their file names: they are written side by side

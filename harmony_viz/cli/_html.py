@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, add_out, add_role, command, read_source, say_read, write_page
+from harmony_viz.cli._common import CLIError, add_out, add_role, command, need_folder, read_source, say_read, write_page
 
 _EXAMPLES = """\
 examples:
@@ -69,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
 def page_destination(out: str | None) -> str:
     """Where the page goes: ``-o`` as given; without it standard output, unless that is a terminal (then exit 2)."""
     if out is not None:
+        if out != "-":
+            need_folder(Path(out).parent, out)  # before any work: a missing folder is refused, as demo refuses it
         return out
     if sys.stdout.isatty():
         raise CLIError("no page written: standard output is a terminal; give -o OUT.html (or -o - to print it anyway)")
