@@ -83,7 +83,7 @@ def exempt_ranges(text: str) -> list[tuple[int, int]]:
         if fence_start is None:
             if m:
                 fence_start, fence_char = pos, m.group(1)[0]
-            else:
+            elif "`" in line:  # the pattern has no literal start to search by: skip lines it cannot match
                 for im in _INLINE_CODE_RE.finditer(line):
                     ranges.append((pos + im.start(), pos + im.end()))
         elif m and m.group(1)[0] == fence_char:
@@ -143,7 +143,7 @@ def detect_leak(text: str, surface: Surface = "assistant_text", *, parsed_end: i
             continue
         letters = ("H", "T") if parsed_end is not None and m.start() >= parsed_end else ("H",)
         findings.append(LeakSignal(letters, m.start(), m.end(), m.group()))
-    for m in _MARKER_RE.finditer(text):
+    for m in _MARKER_RE.finditer(text) if "to=functions." in text else ():  # \b first: no fast search without the guard
         start, end = m.start(), m.end()
         if _inside(exempt, start):
             continue
