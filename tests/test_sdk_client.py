@@ -12,6 +12,7 @@ claims to be what a streaming client holds at each step, is held to the same cli
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import io
 import json
@@ -186,7 +187,6 @@ def test_the_api_view_is_what_the_sdk_client_holds_at_every_step(enc, corpus_dir
     from test_widget_js import CALLS_TEXT
 
     from harmony_viz._replay import ApiViews
-    from harmony_viz._replay._steps import tokens_fed
     from harmony_viz.projections import Projector
     from harmony_viz.trace import Trace
 
@@ -198,10 +198,12 @@ def test_the_api_view_is_what_the_sdk_client_holds_at_every_step(enc, corpus_dir
         for spec in ("token", "random:3", "chars:7"):
             trace = Trace.build(ids, spec)
             views = ApiViews(trace)
-            p = Projector(unit=trace.unit, tokens_before=views._tokens_before)
+            # usage counts the prompt in tokens, a trace fed as characters says where each token starts (as ApiViews does)
+            starts = None if trace.unit == "tokens" else trace.token_char_starts
+            p = Projector(unit=trace.unit, tokens_before=None if starts is None else lambda at, s=starts: bisect.bisect_left(s, at))
             events: list[dict[str, Any]] = []
             for k in range(trace.n_steps):
-                p.add(trace.events(k, since=k), fed=tokens_fed(trace, k))
+                p.add(trace.events(k, since=k), fed=len(ids) if k == trace.n_steps - 1 else None)  # by the last step, every token
                 if k == trace.n_steps - 1:
                     p.finish()
                 view = views.at(k)["views"]["responses"]
