@@ -31,7 +31,7 @@ _HOMES: dict[str, str] = {
     "CAPTURE_APIS": "_shapes", "is_capture": "_shapes", "runs_from_json": "_shapes", "runs_from_jsonl": "_shapes", "runs_from_object": "_shapes",
     "run_stream": "_stream",
     "runs_for_batch": "_records", "runs_from_record": "_records",
-    "BATCH_KINDS": "_big", "Unit": "_big", "load_dataset": "_big", "parquet_file": "_big", "read_big": "_big", "unit_batches": "_big",
+    "BATCH_KINDS": "_big", "Unit": "_big", "check_readable": "_big", "load_dataset": "_big", "parquet_file": "_big", "read_big": "_big", "unit_batches": "_big",
 }
 
 __all__ = sorted(_HOMES)

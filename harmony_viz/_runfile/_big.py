@@ -118,6 +118,23 @@ def parquet_file(path: str) -> Any:
         raise InputError(f"{path}: not a readable Parquet file, truncated or corrupt ({_first_line(exc)})") from None
 
 
+def check_readable(path: str, kind: str) -> None:
+    """InputError, worded as reading the file would word it, unless a Parquet file's footer reads or a gzip file decompresses to its end.
+
+    What can be found before a file's runs are read, so a command reading many files can skip a bad one.
+    """
+    if kind == "parquet":
+        parquet_file(path)
+    elif kind == "jsonl.gz":
+        line = 0
+        try:
+            with gzip.open(path, "rb") as f:
+                for _ in f:
+                    line += 1
+        except (EOFError, zlib.error, OSError) as exc:
+            raise _unreadable_gzip(path, exc, line) from None
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0].rstrip(".")

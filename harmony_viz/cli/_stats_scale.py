@@ -67,6 +67,7 @@ def _whole_files(files: list[str], unreadable: list[str]) -> list[str]:
     footer; a gzip file decompressed through, which costs little beside scanning its runs),
     so one bad file among many is skipped, as stats skips any unreadable file.
     """
+    from harmony_viz._runfile import check_readable
     from harmony_viz.inputs import InputError, read
     from harmony_viz.scale import input_kind
 
@@ -77,33 +78,12 @@ def _whole_files(files: list[str], unreadable: list[str]) -> list[str]:
             if kind == "file" and path != "-":
                 read(Path(path))
             elif kind in ("parquet", "jsonl.gz"):
-                _check_big(path, kind)
+                check_readable(path, kind)
         except InputError as exc:
             unreadable.append(f"{exc}; file skipped")
             continue
         kept.append(path)
     return kept
-
-
-def _check_big(path: str, kind: str) -> None:
-    """InputError unless a Parquet file's footer reads, or a gzip file decompresses to its end."""
-    import gzip
-    import zlib
-
-    from harmony_viz._runfile import parquet_file
-    from harmony_viz.inputs import InputError
-
-    if kind == "parquet":
-        parquet_file(path)
-        return
-    try:
-        with gzip.open(path, "rb") as f:
-            while f.read(1 << 20):
-                pass
-    except EOFError:
-        raise InputError(f"{path}: truncated gzip: the file ends before gzip's end-of-stream marker") from None
-    except (zlib.error, OSError) as exc:
-        raise InputError(f"{path}: not a gzip file, or corrupt gzip data ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
 
 
 def _check(args: argparse.Namespace) -> None:
