@@ -1,6 +1,6 @@
 // The matrix page's DOM: the lines, the filters, the table, the legend; and the filters applied to it.
 // Every row, column and cell carries data- attributes a script (or a test) can drive.
-import { h } from "../shared/dom";
+import { h, scrollRegion } from "../shared/dom";
 import { CHANGES, enginesText, ordered, summaryText, tooltip } from "./model";
 import type { Cell, Column, FilterState, Model } from "./types";
 
@@ -193,7 +193,8 @@ export function drawPage(host: HTMLElement, m: Model): void {
     ...m.data.notes.map((n) => h("p", { class: "line", "data-hv": "replay-problem" }, n)), filters(m));
   const table = h("table", { "data-hv": "matrix" });
   table.append(head(m), ...body(m, labels, symbols), foot(m));
-  const wrap = h("div", { class: "wrap" });
+  // the table scrolls in its box: a named keyboard stop, so the arrows scroll it without a mouse
+  const wrap = scrollRegion(h("div", { class: "wrap" }), "the conformance matrix");
   wrap.appendChild(table);
   host.append(wrap, legend(m));
 }
