@@ -165,3 +165,15 @@ def test_nul_bytes_in_text_are_text(tmp_path, command):
         assert [m["content"][0]["text"] for m in parsed["messages"]] == ["a\x00b", "c\x00"]
     else:
         assert code == 0, err
+
+
+@pytest.mark.parametrize("command", ["parse", "lint", "html", "stats", "leaks"])
+def test_tool_call_arguments_nested_past_the_recursion_limit_are_read(tmp_path, command):
+    """Model output is never a traceback: arguments nested 5,000 deep were a RecursionError in the scanner and the lints."""
+    path = tmp_path / "deep-call.txt"
+    path.write_text("<|start|>assistant<|channel|>commentary to=functions.f<|constrain|>json<|message|>" + "[" * 5000 + "]" * 5000 + "<|call|>", encoding="utf-8")
+    code, out, err = run_cli(*argv(command, path, tmp_path))
+    assert "Traceback" not in err and code == 0, err
+    if command == "lint":
+        (finding,) = [d for d in json.loads(out)["diagnostics"] if d["code"] == "arguments-not-json"]
+        assert "nested too deep to read" in finding["message"]

@@ -50,6 +50,9 @@ def check_arguments(view: Message, tool: DeclaredTool | None) -> list[Diagnostic
         span = view.span_of(exc.pos, exc.pos + 1) if raw.strip() else view.body
         out.append(diagnostic("arguments-not-json", f"arguments to {view.recipient} are not JSON ({exc.msg} at character {exc.pos}); the body must be one JSON object", span))
         return out
+    except RecursionError:  # json's decoder recurses once per level
+        out.append(diagnostic("arguments-not-json", f"arguments to {view.recipient} are nested too deep to read (more levels than Python's recursion limit); the body must be one JSON object", view.body))
+        return out
     rest = raw[end:].strip()
     if rest:
         more = _count_values(raw, end)

@@ -27,6 +27,8 @@ def parse_arguments(raw: str) -> tuple[Any, str | None]:
         return json.loads(raw), None
     except ValueError as exc:
         error = f"{exc.msg} at char {exc.pos}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+    except RecursionError:  # json's decoder recurses once per level; json-repair would too
+        return None, "nested too deep to parse (more levels than Python's recursion limit)"
     try:
         import json_repair
 
@@ -42,6 +44,6 @@ def is_complete_json(raw: str) -> bool:
     """Whether ``raw`` is one complete JSON value (a call cut off after it lost only its stop token)."""
     try:
         json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return True
