@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harmony_viz._static import asset_text
 from harmony_viz.palette import KIND_COLOURS as _PALETTE_KINDS
 from harmony_viz.palette import SEVERITY_COLOURS as _PALETTE_SEVERITIES
 from harmony_viz.runs import Run, RunUsage
@@ -323,8 +324,7 @@ def write_report(path: str | Path, *, title: str, line: str, figures: list[go.Fi
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title>",
-        "<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}"
-        "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px}</style>",
+        f"<style>{asset_text('stats_page.css')}</style>",
         "</head><body>",
         f"<h1>{html.escape(title)}</h1>",
         f"<p data-hv=\"page-line\">Token statistics of gpt-oss runs: {html.escape(line)}. {_HOW}"

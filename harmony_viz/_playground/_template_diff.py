@@ -44,16 +44,15 @@ def template_page_html(diff: dict[str, Any], *, title: str | None = None) -> str
 
     n = len(diff.get("differences", []))
     name = title or f"Chat template vs Harmony · {n} difference{'s' if n != 1 else ''}"
-    css = (asset_text("widget.css") + "\n" + asset_text("playground.css")).replace("</", "<\\/")
+    css = "\n".join(asset_text(name) for name in ("template_page.css", "widget.css", "playground.css")).replace("</", "<\\/")
     js = asset_text("template_page.js").replace("</script", "<\\/script")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<meta name=\"generator\" content=\"harmony-viz {__version__}\">\n"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
         f"<title>{html.escape(name)}</title>\n"
-        "<style>body{margin:12px;background:#fff}.hv-pg-diff-tokens{max-height:none!important}</style>\n"
         f"<style>{css}</style>\n</head>\n<body>\n"
-        f"<h3 style=\"font-family:system-ui,sans-serif;margin:0 0 8px\">{html.escape(name)}</h3>\n"
+        f"<h3 class=\"hv-page-title\">{html.escape(name)}</h3>\n"
         "<div id=\"hv-app\"></div>\n"
         f"<script type=\"application/json\" id=\"hv-data\">{script_json({'diff': diff})}</script>\n"
         f"<script>{js}</script>\n</body>\n</html>\n"

@@ -93,7 +93,7 @@ def _page_parts(trace: Trace, *, step: int = -1, title: str | None = None, serve
             "n / Shift+n go to the next / previous finding; hover or click a token for its card (Enter selects the last token fed, "
             "arrows move the selection, Escape closes it).")
     nav = " · ".join(f'<a href="{html.escape(href)}" data-hv="page-link">{html.escape(text)}</a>' for text, href in links)
-    css = asset_text("widget.css").replace("</", "<\\/")
+    css = (asset_text("replay_page.css") + "\n" + asset_text("widget.css")).replace("</", "<\\/")
     js = asset_text("standalone.js").replace("</script", "<\\/script")
     empty = (f'<p class="hv-page-line hv-page-empty" data-hv="empty-stream" role="status"><strong>{html.escape(EMPTY_STREAM)}</strong></p>\n'
              if trace.tokens.size == 0 else "")
@@ -102,12 +102,8 @@ def _page_parts(trace: Trace, *, step: int = -1, title: str | None = None, serve
         f"<meta name=\"generator\" content=\"harmony-viz {__version__}\">\n"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
         f"<title>{html.escape(heading)}</title>\n"
-        "<style>body{margin:12px;background:#fff;font-family:system-ui,sans-serif}.hv-page-line{margin:0 0 8px;font-size:13px;color:#555}"
-        "@media (prefers-color-scheme: dark){body{background:#111;color:#eee;"
-        "--jp-layout-color0:#111;--jp-layout-color1:#1b1b1b;--jp-layout-color2:#2a2a2a;--jp-ui-font-color0:#eee;"
-        "--jp-ui-font-color2:#aaa;--jp-border-color1:#444}.hv-page-line{color:#aaa}a{color:#8ab4f8}}</style>\n"
         f"<style>{css}</style>\n</head>\n<body>\n"
-        f"<h3 style=\"margin:0 0 4px\" data-hv=\"page-title\">{html.escape(heading)}</h3>\n"
+        f"<h3 class=\"hv-page-title\" data-hv=\"page-title\">{html.escape(heading)}</h3>\n"
         f"<p class=\"hv-page-line\" data-hv=\"page-line\">{html.escape(line)}{' See also: ' + nav if nav else ''}</p>\n"
         f"{empty}{_APP}\n"
         # script_json({"meta": …, "columns": …, "traits": …}) in pieces, the columns' base64 as it is: it holds nothing to escape
