@@ -177,3 +177,18 @@ def test_tool_call_arguments_nested_past_the_recursion_limit_are_read(tmp_path, 
     if command == "lint":
         (finding,) = [d for d in json.loads(out)["diagnostics"] if d["code"] == "arguments-not-json"]
         assert "nested too deep to read" in finding["message"]
+
+
+def test_a_tools_file_nested_too_deep_or_with_a_bom(tmp_path):
+    text = tmp_path / "t.txt"
+    text.write_text(TEXT, encoding="utf-8")
+    deep = tmp_path / "tools.json"
+    deep.write_bytes(BROKEN["deep.json"][0])
+    assert run_cli("lint", str(text), "--tools", str(deep)) == (
+        2, b"", f"harmony-viz lint: --tools {deep}: JSON nested too deep to read (more levels than Python's recursion limit); expected an OpenAI tools array\n")
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}]
+    plain, marked = tmp_path / "plain.json", tmp_path / "marked.json"
+    plain.write_text(json.dumps(tools), encoding="utf-8")
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    code, out, err = run_cli("lint", str(text), "--tools", str(plain))
+    assert code == 0 and run_cli("lint", str(text), "--tools", str(marked)) == (code, out, err)

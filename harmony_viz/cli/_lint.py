@@ -61,11 +61,13 @@ def _codes(value: str) -> tuple[str, ...]:
 def load_tools(path: str) -> list[Any]:
     from harmony_viz._lint import ToolParseError, tools_from_json
 
-    text = read_input(path)
+    text = read_input(path).removeprefix("\ufeff")  # a byte-order mark is no part of the JSON
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CLIError(f"--tools {path}: not JSON ({exc.msg}, line {exc.lineno} column {exc.colno}); expected an OpenAI tools array") from None
+    except RecursionError:  # json's decoder recurses once per level
+        raise CLIError(f"--tools {path}: JSON nested too deep to read (more levels than Python's recursion limit); expected an OpenAI tools array") from None
     try:
         return tools_from_json(data)
     except ToolParseError as exc:
