@@ -109,6 +109,11 @@ def test_replay_page_with_every_severity_has_no_serious_violation(page, axe_sour
     sevs = page.eval_on_selector_all("[data-hv=findings] .hv-diag", "ds => [...new Set(ds.map(d => d.className.match(/hv-sev-(\\w+)/)[1]))]")
     assert {"error", "warning"} <= set(sevs)
     seen = {"findings": audit(page, axe_source)}
+    for sev in ("error", "warning"):  # a token's card lists its findings, each severity in its colour
+        page.click(f"[data-hv=token][data-severity={sev}] >> nth=0")
+        page.wait_for_selector(f"[data-hv=token-card] .hv-sev-{sev}")
+        seen[f"the card of a token with an {sev}"] = audit(page, axe_source)
+    page.keyboard.press("Escape")
     toggles = page.locator("[data-hv=findings] .hv-fd-toggle")
     assert toggles.count() >= 2
     for i in range(toggles.count()):
@@ -176,7 +181,7 @@ def test_the_chips_pane_is_reached_by_keyboard_and_shows_its_focus(page, demo: t
     # focused, the arrows scroll it (the replay's keys step only where a token is selected or with h / l)
     page.evaluate("() => { document.querySelector('[data-hv=tokens]').scrollTop = 0; }")
     page.keyboard.press("PageDown")
-    assert pane.evaluate("e => e.scrollTop") > 0
+    page.wait_for_function("() => document.querySelector('[data-hv=tokens]').scrollTop > 0", timeout=5_000)  # scrolling may be animated
     # every scrolling panel body is a named stop for the keyboard
     bodies = page.eval_on_selector_all(".hv-panel-body", "bs => bs.map(b => [b.tabIndex, b.getAttribute('aria-label')])")
     assert bodies and all(t == 0 and name for t, name in bodies), bodies
