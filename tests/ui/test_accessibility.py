@@ -52,17 +52,17 @@ def _open(page: Any, path: Path, ready: str) -> None:
     page.wait_for_selector(ready)
 
 
-def audit(page: Any, axe: Path, context: str | None = None) -> dict[str, list[str]]:
-    """axe's serious and critical violations on the page as drawn (or inside ``context``): rule id -> the nodes, with why."""
+def audit(page: Any, axe: Path, context: str | None = None, index: int = 0) -> dict[str, list[str]]:
+    """axe's serious and critical violations on the page as drawn (or inside the ``index``-th ``context``): rule id -> the nodes, with why."""
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.add_script_tag(path=str(axe))
     found = page.evaluate(
-        """async ([context, blocking]) => {
-            const r = await axe.run(context ? document.querySelector(context) : document, { resultTypes: ['violations'] });
+        """async ([context, index, blocking]) => {
+            const r = await axe.run(context ? document.querySelectorAll(context)[index] : document, { resultTypes: ['violations'] });
             return r.violations.filter(v => blocking.includes(v.impact))
                 .map(v => [v.id + '/' + v.impact, v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary.replace(/\\s+/g, ' '))]);
         }""",
-        [context, list(BLOCKING)],
+        [context, index, list(BLOCKING)],
     )
     return dict(found)
 

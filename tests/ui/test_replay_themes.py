@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from _lab import lab_notebook
-from test_accessibility import FAULTY
+from test_accessibility import AXE, FAULTY, audit
 from test_palette import demo  # noqa: F401  (harmony-viz demo's two pages, made as there)
 
 from harmony_viz.servers import lens
@@ -159,6 +159,9 @@ def test_the_widget_follows_the_jupyterlab_theme(lab_page: Any, theme: str) -> N
     underlined = roots.nth(1).evaluate(UNDERLINE_CONTRAST)
     assert {sev for _, sev, _ in underlined} >= {"error", "warning"}
     assert [u for u in underlined if u[2] < AA_NON_TEXT] == []
+    # and axe finds nothing serious in the widget (its panels' text, the findings' severities) in this theme
+    if AXE.is_file():
+        assert {r: audit(page, AXE, ".hv-root", r) for r in range(roots.count())} == {r: {} for r in range(roots.count())}
 
 
 def test_picture_of_the_replay_in_jupyterlab_dark(lab_page: Any) -> None:
