@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_palette import demo  # noqa: F401  (harmony-viz demo's two pages, made as there)
+from test_palette import demo, template_page  # noqa: F401  (harmony-viz demo's two pages and a chat-template page, made as there)
 
 from harmony_viz import palette
 from harmony_viz.cli import main
@@ -152,6 +152,12 @@ def playground_page(folder: Path, **kwargs: Any) -> Path:
 def test_playground_has_no_serious_violation(page, axe_source: Path, tmp_path: Path) -> None:
     _open(page, playground_page(tmp_path), ".hv-pg [data-hv=card]")
     assert audit(page, axe_source, ".hv-pg") == {}
+
+
+def test_chat_template_page_has_no_serious_violation(page, template_page: Path, axe_source: Path) -> None:  # noqa: F811
+    """The playground's render diff on a page of its own (``harmony-viz html --template``)."""
+    _open(page, template_page, "[data-hv=diff-token]")
+    assert audit(page, axe_source) == {}
 
 
 def test_conformance_matrix_has_no_serious_violation(page, axe_source: Path, tmp_path: Path) -> None:
