@@ -29,6 +29,7 @@ PICTURES = {
     "notebook_04.png": "notebooks",
     "images/replay-findings.png": "replay",
     "images/marimo-replay.png": "replay",
+    "images/replay-jupyterlab-dark.png": "replay",
     "images/replay-server-fates.png": "server-lens",
     "images/conformance-matrix.png": "conformance",
 }
