@@ -4,7 +4,7 @@ The scanner's and the lints' diagnostics, the template lens's differences and th
 lens's discrepancies are all :class:`Finding` records. ``where`` is a :class:`Span` of one
 stream, or :class:`Sides`, a span on each side of a comparison (None on a side that has
 nothing there). Each lens keeps one registry of its codes, code -> (severity, meaning);
-:func:`code_table` writes a registry as the README's table, and no code means two things
+:func:`code_table` writes a registry as a docs page's table, and no code means two things
 across registries.
 
 This module imports nothing from the package: the scanner, the first reader, uses it.
@@ -99,7 +99,7 @@ def registries() -> dict[str, Codes]:
     return out
 
 
-# A generated table in the README: <!-- codes: LENS --> … <!-- /codes -->.
+# A generated table in a docs page: <!-- codes: LENS --> … <!-- /codes -->.
 _README_TABLE = re.compile(r"(<!-- codes: (\w+) -->\n)(?:(?!<!--)[\s\S])*(<!-- /codes -->)")
 
 
@@ -109,7 +109,7 @@ def readme_tables(text: str) -> str:
     return _README_TABLE.sub(lambda m: m.group(1) + code_table(tables[m.group(2)]) + "\n" + m.group(3), text)
 
 
-if __name__ == "__main__":  # python -m harmony_viz.findings README.md: rewrite the README's code tables
+if __name__ == "__main__":  # python -m harmony_viz.findings docs/*.md: rewrite the pages' code tables
     for name in sys.argv[1:]:
         path = Path(name)
         path.write_text(readme_tables(path.read_text(encoding="utf-8")), encoding="utf-8")

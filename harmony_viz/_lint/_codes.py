@@ -41,7 +41,7 @@ CODES: Codes = {
     "date-malformed": ("warning", "a date that is not in the format the model was trained on"),
     "stale-analysis": ("info", "analysis of a finished turn kept in the history"),
     "return-in-history": ("warning", "<|return|> before the end of the stream"),
-    "dropped-analysis": ("warning", "a pending tool call whose preceding analysis was dropped"),
+    "dropped-analysis": ("warning", "a pending tool call with no analysis before it"),
 }
 
 

@@ -54,7 +54,7 @@ def _codes(value: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError("expected one or more codes or prefixes, comma-separated")
     for item in items:
         if not any(code.startswith(item) for code in known):
-            raise argparse.ArgumentTypeError(f"{item!r} is no code and starts none (see `harmony-viz lint --help` and the README's codes)")
+            raise argparse.ArgumentTypeError(f"{item!r} is no code and starts none (see `harmony-viz lint --help` and the docs' code tables)")
     return items
 
 

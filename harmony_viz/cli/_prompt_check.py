@@ -22,7 +22,7 @@ server's prompt comes from vLLM's /v1/chat/completions/render (or return_token_i
 llama.cpp's /apply-template + /tokenize, from the reference server's first infer_next_token
 call (`replay-server --engine gpt-oss`), or from a server's prompt_token_ids. Ours is our
 renderer's (= openai-harmony), dated as the server's prompt is, at the server's default
-effort when the request names none. Differences carry codes (see the README, prompt lens).
+effort when the request names none. Differences carry codes (see docs/prompt-lens.md).
 --json prints one object a line: {file, engine, prompt_source, identical, differences:
 [{code, severity, message, ours, server, where: {ours, server}}], error}.
 Exit 0 when every prompt is identical, 1 when some differ, 2 on bad input, an unreachable

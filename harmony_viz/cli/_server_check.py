@@ -22,7 +22,7 @@ with vllm_xargs.script (the replay server's logits processor), on llama.cpp with
 grammar (no tools sent: llama.cpp refuses a grammar with tools), on the reference server by its
 infer_next_token hook; max_tokens = its length. An API an engine does not serve is "not served".
 Discrepancies are findings: the exit status is 0 when the check ran, 2 on bad input or an
-unreachable server. Codes and severities: see the README (server lens).
+unreachable server. Codes and severities: see docs/server-lens.md.
 """
 
 

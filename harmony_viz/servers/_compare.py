@@ -17,7 +17,7 @@ from typing import Any
 from harmony_viz.findings import Codes, Finding, Span
 from harmony_viz.servers._answer import Answer, Call
 
-# code -> (severity, what it means); the README table is written from this.
+# code -> (severity, what it means); the docs' code tables are written from this.
 CODES: Codes = {
     "server-error": ("error", "the server answered the token stream with an HTTP error, its stream ended in an error event, or its stream was cut before its last event: the whole turn is lost"),
     "reasoning-in-content": ("error", "text that the tokens keep out of sight is in the server's visible content"),

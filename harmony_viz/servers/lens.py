@@ -195,7 +195,7 @@ def zoo_columns() -> tuple[tuple[str, str], ...]:
 
 
 def bug_zoo_markdown() -> str:
-    """The README's "how each engine reads the bug zoo" table, from the shipped captures of every engine that has some.
+    """The server-lens page's "how each engine reads the bug zoo" table, from the shipped captures of every engine that has some.
 
     ``python -c "from harmony_viz.servers import lens; print(lens.bug_zoo_markdown())"`` writes it anew.
     """

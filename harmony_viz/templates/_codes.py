@@ -12,7 +12,7 @@ from typing import Any
 
 from harmony_viz.findings import Codes, Finding, Sides, Span
 
-# code -> (severity, what it means); the README's table is written from this. error: the
+# code -> (severity, what it means); the docs' code tables are written from this. error: the
 # model reads something else than it was trained on (calls, text or reasoning lost, moved or
 # re-encoded); warning: a changed rendering it may still read; info: layout only.
 CODES: Codes = {

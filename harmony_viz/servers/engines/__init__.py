@@ -4,7 +4,7 @@ An engine says what it is called, how it is told from a running server, which AP
 how a token stream is forced through it (or run offline), how the answer's token ids come back,
 how its prompt is seen, which request fields it drops or needs, its version, and how it is
 installed. Everything else in the lens (``server-check``, ``prompt-check``, ``capture``,
-``matrix``, the CLI's ``--engine`` choices, the README's engine table) reads it from here:
+``matrix``, the CLI's ``--engine`` choices, the docs' engine table) reads it from here:
 no code outside an engine's module compares an engine's name.
 
 A new engine is one module with an :class:`Engine` subclass and one :func:`register` call
@@ -222,7 +222,7 @@ def plain_body(body: Mapping[str, Any], drop: Sequence[str]) -> dict[str, Any]:
 
 
 def engine_table() -> str:
-    """The README's engine table, written from the registry."""
+    """The docs' engine table, written from the registry."""
     rows = [("engine", "APIs", "forced by", "token ids back", "prompt seen via", "request fields", "install")]
     rows += [(f"`{e.name}`", ", ".join(e.apis), e.forcing, e.ids_back, e.prompt_via, e.request_fields, e.install) for e in engines()]
     lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
