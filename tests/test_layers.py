@@ -271,3 +271,66 @@ def test_conformance_sits_above_the_server_lens_and_the_server_lens_imports_none
     assert level["conformance"] > level["servers"] and level["conformance"] > level["_replay"]
     assert ("servers", "conformance") not in edges() and ("conformance", "servers") in edges()
     assert not any(p.name.startswith("_conformance") for p in (PACKAGE / "servers").rglob("*.py")), "a conformance module is back in servers/"
+
+
+# -- module cycles -------------------------------------------------------------------------------
+
+
+def module_imports(path: Path, module: str | None = None) -> list[tuple[int, str]]:
+    """(line, imported module) like :func:`imports_of`, but ``from pkg import name`` names ``pkg.name`` when it is a
+    submodule of ``pkg`` (else ``pkg``, its ``__init__.py``), for every package, not only the root."""
+    module = module or module_name(path)
+    here = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    found: list[tuple[int, str]] = []
+    for node in _walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*here[: len(here) - node.level + 1], *([node.module] if node.module else [])])
+            folder = ROOT.joinpath(*base.split("."))
+            for alias in node.names:
+                if alias.name == "__version__" and base == FACADE:
+                    continue  # the root's own constant: Python runs the root before any module of it
+                if (folder / f"{alias.name}.py").is_file() or (folder / alias.name / "__init__.py").is_file():
+                    targets.append(f"{base}.{alias.name}")
+                else:
+                    targets.append(base)
+        elif isinstance(node, ast.Call):
+            named = _literal_module(node)
+            targets = [named] if named else []
+        found += [(node.lineno, t) for t in targets if t == FACADE or t.startswith(FACADE + ".")]
+    return found
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Module -> the harmony_viz modules it imports (no self-edges); a package is its ``__init__.py``."""
+    known = {module_name(p) for p in PACKAGE.rglob("*.py")}
+    out: dict[str, set[str]] = {m: set() for m in known}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = module_name(path)
+        for _line, target in module_imports(path, module):
+            while target not in known and "." in target:  # ``import harmony_viz.x.y`` of a name that is no module
+                target = target.rsplit(".", 1)[0]
+            if target != module:
+                out[module].add(target)
+    return out
+
+
+def test_the_modules_form_no_cycle():
+    cycles = [" <-> ".join(sorted(c)) for c in components(module_graph()) if len(c) > 1]
+    assert cycles == [], "import cycles between modules:\n" + "\n".join(cycles)
+
+
+def test_the_module_reader_points_from_imports_at_submodules(tmp_path):
+    found = module_imports(PACKAGE / "render" / "__init__.py")
+    assert all(t.startswith("harmony_viz.") for _line, t in found)
+    source = tmp_path / "mod.py"
+    source.write_text(
+        "from harmony_viz.render import _json, render_conversation\n"  # a submodule, and a name of the package
+        "from harmony_viz import tokens, __version__\n"
+    )
+    assert module_imports(source, "harmony_viz.demo.mod") == [(1, "harmony_viz.render._json"), (1, "harmony_viz.render"),
+                                                              (2, "harmony_viz.tokens")]
