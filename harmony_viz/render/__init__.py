@@ -8,15 +8,14 @@
 from __future__ import annotations
 
 from harmony_viz.render._chat import conversation_from_chat
+from harmony_viz.render._conversation import Conversation, Message
 from harmony_viz.render._errors import RenderError
 from harmony_viz.render._json import parse_json_text
 from harmony_viz.render._model import (
     Author,
     ChannelConfig,
     Content,
-    Conversation,
     DeveloperContent,
-    Message,
     ReasoningEffort,
     Role,
     SystemContent,

@@ -1,11 +1,12 @@
 """The builtin tool namespaces (``browser``, ``python``) word for word as gpt-oss was trained on them.
 
-The texts must match openai-harmony 0.0.8 to the byte; tests compare them with the reference.
+The texts must match openai-harmony 0.0.8 to the byte; tests compare them with the reference. Each namespace is
+written in the reference's JSON shape; ``ToolNamespaceConfig.browser()``/``.python()`` build the model from it.
 """
 
 from __future__ import annotations
 
-from harmony_viz.render._model import ToolDescription, ToolNamespaceConfig
+from typing import Any
 
 _BROWSER_DESCRIPTION = "\n".join(
     [
@@ -43,13 +44,17 @@ _PYTHON_DESCRIPTION = (
 )
 
 
+def _tool(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "description": description, "parameters": parameters}
+
+
 def _number(default: int) -> dict[str, object]:
     return {"type": "number", "default": default}
 
 
-def browser() -> ToolNamespaceConfig:
+def browser_spec() -> dict[str, Any]:
     """The ``browser`` namespace: search, open, find."""
-    search = ToolDescription(
+    search = _tool(
         "search",
         "Searches for information related to `query` and displays `topn` results.",
         {
@@ -58,7 +63,7 @@ def browser() -> ToolNamespaceConfig:
             "required": ["query"],
         },
     )
-    open_ = ToolDescription(
+    open_ = _tool(
         "open",
         _OPEN_DESCRIPTION,
         {
@@ -73,7 +78,7 @@ def browser() -> ToolNamespaceConfig:
             },
         },
     )
-    find = ToolDescription(
+    find = _tool(
         "find",
         "Finds exact matches of `pattern` in the current page, or the page given by `cursor`.",
         {
@@ -82,9 +87,9 @@ def browser() -> ToolNamespaceConfig:
             "required": ["pattern"],
         },
     )
-    return ToolNamespaceConfig("browser", _BROWSER_DESCRIPTION, (search, open_, find))
+    return {"name": "browser", "description": _BROWSER_DESCRIPTION, "tools": [search, open_, find]}
 
 
-def python() -> ToolNamespaceConfig:
+def python_spec() -> dict[str, Any]:
     """The ``python`` namespace: a stateful Jupyter kernel, no declared functions."""
-    return ToolNamespaceConfig("python", _PYTHON_DESCRIPTION, ())
+    return {"name": "python", "description": _PYTHON_DESCRIPTION, "tools": []}

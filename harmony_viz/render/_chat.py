@@ -36,9 +36,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from harmony_viz.render._conversation import Conversation, Message
 from harmony_viz.render._errors import RenderError
 from harmony_viz.render._json import check_json_value, typename
-from harmony_viz.render._model import Author, Conversation, DeveloperContent, Message, ReasoningEffort, Role, SystemContent, ToolDescription
+from harmony_viz.render._model import Author, DeveloperContent, ReasoningEffort, Role, SystemContent, ToolDescription
 
 __all__ = ["conversation_from_chat"]
 

@@ -1,4 +1,4 @@
-"""Conversation JSON in the shape ``openai_harmony.Conversation.to_json()`` writes, both ways.
+"""The JSON of a message's parts (content, tools, channels) in the shape ``openai_harmony`` writes, both ways.
 
 Writing follows the reference's Python wrapper key for key (``name`` always present, optional
 header fields only when set, ``None`` fields of system/developer content left out). Reading
@@ -15,14 +15,10 @@ from typing import Any
 
 from harmony_viz.render._errors import RenderError
 from harmony_viz.render._model import (
-    Author,
     ChannelConfig,
     Content,
-    Conversation,
     DeveloperContent,
-    Message,
     ReasoningEffort,
-    Role,
     SystemContent,
     TextContent,
     ToolDescription,
@@ -85,25 +81,9 @@ def content_to_dict(content: Content) -> dict[str, Any]:
     raise RenderError("content", f"not a content part: {content!r}")
 
 
-def message_to_dict(msg: Message) -> dict[str, Any]:
-    """A message as ``openai_harmony.Message.to_dict()`` writes it."""
-    out: dict[str, Any] = {
-        "role": msg.author.role.value,
-        "name": msg.author.name,
-        "content": [content_to_dict(c) for c in msg.content],
-    }
-    if msg.channel is not None:
-        out["channel"] = msg.channel
-    if msg.recipient is not None:
-        out["recipient"] = msg.recipient
-    if msg.content_type is not None:
-        out["content_type"] = msg.content_type
-    return out
-
-
 # ---------------------------------------------------------------- reading
 
-_MISSING = object()
+MISSING = object()  # a key that is absent, told apart from one that is null
 
 
 def typename(value: Any) -> str:
@@ -122,13 +102,13 @@ def typename(value: Any) -> str:
     return type(value).__name__
 
 
-def _obj(value: Any, path: str) -> Mapping[str, Any]:
+def json_object(value: Any, path: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise RenderError(path, f"expected an object, got {typename(value)}")
     return value
 
 
-def _opt_str(data: Mapping[str, Any], key: str, path: str) -> str | None:
+def optional_str(data: Mapping[str, Any], key: str, path: str) -> str | None:
     value = data.get(key)
     if value is None or isinstance(value, str):
         return value
@@ -136,8 +116,8 @@ def _opt_str(data: Mapping[str, Any], key: str, path: str) -> str | None:
 
 
 def _req_str(data: Mapping[str, Any], key: str, path: str) -> str:
-    value = data.get(key, _MISSING)
-    if value is _MISSING:
+    value = data.get(key, MISSING)
+    if value is MISSING:
         raise RenderError(f"{path}.{key}", "missing; it is required")
     if not isinstance(value, str):
         raise RenderError(f"{path}.{key}", f"expected a string, got {typename(value)}")
@@ -161,7 +141,7 @@ def check_json_value(value: Any, path: str) -> None:
 
 
 def _tool_from_dict(data: Any, path: str) -> ToolDescription:
-    data = _obj(data, path)
+    data = json_object(data, path)
     params = data.get("parameters")
     if params is not None:
         if not isinstance(params, Mapping):
@@ -176,15 +156,15 @@ def _tool_from_dict(data: Any, path: str) -> ToolDescription:
 
 
 def _namespace_from_dict(data: Any, path: str) -> ToolNamespaceConfig:
-    data = _obj(data, path)
-    tools = data.get("tools", _MISSING)
-    if tools is _MISSING:
+    data = json_object(data, path)
+    tools = data.get("tools", MISSING)
+    if tools is MISSING:
         raise RenderError(f"{path}.tools", "missing; write [] for a namespace without functions")
     if not isinstance(tools, list):
         raise RenderError(f"{path}.tools", f"expected an array, got {typename(tools)}")
     return ToolNamespaceConfig(
         _req_str(data, "name", path),
-        _opt_str(data, "description", path),
+        optional_str(data, "description", path),
         tuple(_tool_from_dict(t, f"{path}.tools[{i}]") for i, t in enumerate(tools)),
     )
 
@@ -193,18 +173,18 @@ def _tools_from_dict(data: Mapping[str, Any], path: str) -> dict[str, ToolNamesp
     tools = data.get("tools")
     if tools is None:
         return None
-    tools = _obj(tools, f"{path}.tools")
+    tools = json_object(tools, f"{path}.tools")
     return {key: _namespace_from_dict(ns, f"{path}.tools.{key}") for key, ns in tools.items()}
 
 
 def _channel_config_from_dict(data: Any, path: str) -> ChannelConfig | None:
     if data is None:
         return None
-    data = _obj(data, path)
-    channels = data.get("valid_channels", _MISSING)
+    data = json_object(data, path)
+    channels = data.get("valid_channels", MISSING)
     if not isinstance(channels, list) or not all(isinstance(c, str) for c in channels):
         raise RenderError(f"{path}.valid_channels", "expected an array of channel names")
-    required = data.get("channel_required", _MISSING)
+    required = data.get("channel_required", MISSING)
     if not isinstance(required, bool):
         raise RenderError(f"{path}.channel_required", "expected true or false")
     return ChannelConfig(tuple(channels), required)
@@ -212,65 +192,25 @@ def _channel_config_from_dict(data: Any, path: str) -> ChannelConfig | None:
 
 def content_from_dict(data: Any, path: str) -> Content:
     """One content part; ``type`` picks text, system_content or developer_content."""
-    data = _obj(data, path)
+    data = json_object(data, path)
     kind = data.get("type")
     if kind == "text":
         return TextContent(_req_str(data, "text", path))
     if kind == "system_content":
         effort = data.get("reasoning_effort")
         return SystemContent(
-            model_identity=_opt_str(data, "model_identity", path),
+            model_identity=optional_str(data, "model_identity", path),
             reasoning_effort=None if effort is None else ReasoningEffort.parse(effort, f"{path}.reasoning_effort"),
-            conversation_start_date=_opt_str(data, "conversation_start_date", path),
-            knowledge_cutoff=_opt_str(data, "knowledge_cutoff", path),
+            conversation_start_date=optional_str(data, "conversation_start_date", path),
+            knowledge_cutoff=optional_str(data, "knowledge_cutoff", path),
             channel_config=_channel_config_from_dict(data.get("channel_config"), f"{path}.channel_config"),
             tools=_tools_from_dict(data, path),
         )
     if kind == "developer_content":
-        return DeveloperContent(_opt_str(data, "instructions", path), _tools_from_dict(data, path))
+        return DeveloperContent(optional_str(data, "instructions", path), _tools_from_dict(data, path))
     raise RenderError(
         f"{path}.type", f"unknown content type {kind!r}; expected text, system_content or developer_content"
     )
-
-
-def message_from_dict(data: Any, path: str) -> Message:
-    """One message; a plain-string ``content`` is a single text part."""
-    data = _obj(data, path)
-    if "role" not in data and isinstance(data.get("author"), Mapping):
-        # pydantic's model_dump() nests the author; to_dict() flattens it.
-        data = {**data, **data["author"]}
-    if "role" not in data:
-        raise RenderError(f"{path}.role", "missing; expected one of user, assistant, system, developer, tool")
-    role = data["role"]
-    if not isinstance(role, str):
-        raise RenderError(f"{path}.role", f"expected a string, got {typename(role)}")
-    author = Author(Role.parse(role, f"{path}.role"), _opt_str(data, "name", path))
-    raw = data.get("content", _MISSING)
-    if raw is _MISSING:
-        raise RenderError(f"{path}.content", "missing; write a string or an array of content parts")
-    if isinstance(raw, str):
-        content: tuple[Content, ...] = (TextContent(raw),)
-    elif isinstance(raw, list):
-        content = tuple(content_from_dict(c, f"{path}.content[{i}]") for i, c in enumerate(raw))
-    else:
-        raise RenderError(f"{path}.content", f"expected a string or an array, got {typename(raw)}")
-    return Message(
-        author,
-        content,
-        channel=_opt_str(data, "channel", path),
-        recipient=_opt_str(data, "recipient", path),
-        content_type=_opt_str(data, "content_type", path),
-    )
-
-
-def conversation_from_dict(data: Any) -> Conversation:
-    data = _obj(data, "conversation")
-    messages = data.get("messages", _MISSING)
-    if messages is _MISSING:
-        raise RenderError("messages", 'missing; a conversation is {"messages": [...]}')
-    if not isinstance(messages, list):
-        raise RenderError("messages", f"expected an array, got {typename(messages)}")
-    return Conversation(tuple(message_from_dict(m, f"messages[{i}]") for i, m in enumerate(messages)))
 
 
 def parse_json_text(payload: str | bytes, what: str = "input") -> Any:
@@ -281,8 +221,3 @@ def parse_json_text(payload: str | bytes, what: str = "input") -> Any:
         raise RenderError(what, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except UnicodeDecodeError as exc:
         raise RenderError(what, f"not UTF-8 (byte {exc.start})") from None
-
-
-def conversation_from_json(payload: str | bytes | Mapping[str, Any]) -> Conversation:
-    data = payload if isinstance(payload, Mapping) else parse_json_text(payload)
-    return conversation_from_dict(data)

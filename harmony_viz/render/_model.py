@@ -1,8 +1,8 @@
-"""The conversation model: frozen dataclasses mirroring ``openai_harmony``'s chat types.
+"""The parts of a conversation: frozen dataclasses mirroring ``openai_harmony``'s roles, authors, content and tools.
 
-Builders return new objects (``msg.with_channel("final")`` leaves ``msg`` alone), unlike
-the reference's pydantic models, which change in place. Reading and writing JSON lives in
-``_json.py``.
+Builders return new objects (``content.with_tools(ns)`` leaves ``content`` alone), unlike
+the reference's pydantic models, which change in place. Messages and conversations are in
+``_conversation.py``; the parts' JSON in ``_json.py``.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Union
 
+from harmony_viz.render._builtins import browser_spec, python_spec
 from harmony_viz.render._errors import RenderError
 
 DEFAULT_MODEL_IDENTITY = "You are ChatGPT, a large language model trained by OpenAI."
@@ -111,19 +112,21 @@ class ToolNamespaceConfig:
     description: str | None
     tools: tuple[ToolDescription, ...] = ()
 
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any]) -> ToolNamespaceConfig:
+        """A namespace from the reference's JSON shape (``name``, ``description``, ``tools``), already checked."""
+        tools = tuple(ToolDescription(t["name"], t["description"], t.get("parameters")) for t in spec["tools"])
+        return cls(spec["name"], spec.get("description"), tools)
+
     @staticmethod
     def browser() -> ToolNamespaceConfig:
         """The builtin browser namespace, as the reference defines it."""
-        from harmony_viz.render._builtins import browser
-
-        return browser()
+        return ToolNamespaceConfig.from_spec(browser_spec())
 
     @staticmethod
     def python() -> ToolNamespaceConfig:
         """The builtin python namespace, as the reference defines it."""
-        from harmony_viz.render._builtins import python
-
-        return python()
+        return ToolNamespaceConfig.from_spec(python_spec())
 
 
 def _with_namespace(
@@ -205,98 +208,3 @@ class DeveloperContent:
 
 
 Content = Union[TextContent, SystemContent, DeveloperContent]
-
-
-def _as_content(content: str | Content) -> Content:
-    return TextContent(content) if isinstance(content, str) else content
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One message: author, content parts, and the header fields channel, recipient, content type."""
-
-    author: Author
-    content: tuple[Content, ...] = ()
-    channel: str | None = None
-    recipient: str | None = None
-    content_type: str | None = None
-
-    @classmethod
-    def from_author_and_content(cls, author: Author, content: str | Content) -> Message:
-        return cls(author, (_as_content(content),))
-
-    @classmethod
-    def from_role_and_content(cls, role: Role | str, content: str | Content) -> Message:
-        """``Message.from_role_and_content("user", "Hi")``: the usual way to make a message."""
-        return cls(Author(Role.parse(role)), (_as_content(content),))
-
-    @classmethod
-    def from_role_and_contents(cls, role: Role | str, contents: Sequence[str | Content]) -> Message:
-        return cls(Author(Role.parse(role)), tuple(_as_content(c) for c in contents))
-
-    def adding_content(self, content: str | Content) -> Message:
-        return replace(self, content=(*self.content, _as_content(content)))
-
-    def with_channel(self, channel: str) -> Message:
-        return replace(self, channel=channel)
-
-    def with_recipient(self, recipient: str) -> Message:
-        return replace(self, recipient=recipient)
-
-    def with_content_type(self, content_type: str) -> Message:
-        return replace(self, content_type=content_type)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The dict ``openai_harmony.Message.to_dict()`` makes."""
-        from harmony_viz.render._json import message_to_dict
-
-        return message_to_dict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Message:
-        from harmony_viz.render._json import message_from_dict
-
-        return message_from_dict(data, "message")
-
-
-@dataclass(frozen=True, slots=True)
-class Conversation:
-    """A sequence of messages, the unit the renderer works on."""
-
-    messages: tuple[Message, ...] = ()
-
-    @classmethod
-    def from_messages(cls, messages: Iterable[Message]) -> Conversation:
-        return cls(tuple(messages))
-
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        return iter(self.messages)
-
-    def __len__(self) -> int:
-        return len(self.messages)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"messages": [m.to_dict() for m in self.messages]}
-
-    def to_json(self) -> str:
-        """The exact string ``openai_harmony.Conversation.to_json()`` writes for this conversation."""
-        import json
-
-        return json.dumps(self.to_dict())
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Conversation:
-        from harmony_viz.render._json import conversation_from_dict
-
-        return conversation_from_dict(data)
-
-    @classmethod
-    def from_json(cls, payload: str | bytes | Mapping[str, Any]) -> Conversation:
-        """Read what ``openai_harmony.Conversation.to_json()`` writes (a string, or the parsed dict).
-
-        A missing optional field reads as None (what the reference's Rust renderer does), so
-        ``Conversation.from_json(c.to_json()) == c``.
-        """
-        from harmony_viz.render._json import conversation_from_json
-
-        return conversation_from_json(payload)

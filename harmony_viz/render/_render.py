@@ -14,8 +14,9 @@ from collections.abc import Iterable, Sequence
 
 from harmony_viz import tokens as _tok
 from harmony_viz.findings import with_article
+from harmony_viz.render._conversation import Conversation, Message
 from harmony_viz.render._errors import RenderError
-from harmony_viz.render._model import Conversation, DeveloperContent, Message, Role, SystemContent, TextContent
+from harmony_viz.render._model import DeveloperContent, Role, SystemContent, TextContent
 from harmony_viz.render._options import RenderOptions
 from harmony_viz.render._sections import developer_text, system_text
 
