@@ -19,7 +19,7 @@ from harmony_viz._record._loop import Recording, ToolCallRecord, last_call, run_
 from harmony_viz._record._model import LoadedModel, ModelLoadError, load_model
 from harmony_viz._record._prompt import build_conversation, render_prompt, render_tool_turn
 from harmony_viz._record._prompts import PromptSpec, read_prompt_specs
-from harmony_viz._record._record import check_effort, record, record_batch, resolve_tools
+from harmony_viz._record._record import check_effort, record, record_batch
 from harmony_viz._record._server import Failure, ServerBatch, ServerOptions, record_server, record_server_batch
 from harmony_viz._record._tools import Tool, ToolRegistry, ToolResult, demo_tools
 from harmony_viz.extras import INSTALL_HINT, MissingExtraError

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from harmony_viz._record._generate import Segment
@@ -72,6 +72,59 @@ class Recording:
     problem: str | None = None
 
 
+@dataclass(slots=True)
+class _Tape:
+    """The completion as it grows: tokens with times, log-probs once the model gives them, and the harness's spans."""
+
+    completion: list[int] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    logprobs: list[float] | None = None
+    top: list[tuple[tuple[int, float], ...]] | None = None
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    calls: list[ToolCallRecord] = field(default_factory=list)
+
+    def add_segment(self, segment: Segment) -> None:
+        if segment.logprobs is not None:
+            # tokens before the first segment with log-probs get 0.0: the model did not choose them here
+            self.logprobs = self.logprobs if self.logprobs is not None else [0.0] * len(self.completion)
+            self.top = self.top if self.top is not None else [()] * len(self.completion)
+            self.logprobs += segment.logprobs
+            self.top += segment.top_logprobs or [()] * len(segment.token_ids)
+        self.completion += segment.token_ids
+        self.times += segment.times
+
+    def add_harness(self, inserted: Sequence[int], t: float, emit: Callable[[int, float], None]) -> tuple[int, int]:
+        """Append the harness's tokens (a tool's reply), all at time ``t``; their span."""
+        start = len(self.completion)
+        for token in inserted:
+            self.completion.append(token)
+            self.times.append(t)
+            emit(token, t)
+        if self.logprobs is not None and self.top is not None:
+            self.logprobs += [0.0] * len(inserted)
+            self.top += [()] * len(inserted)
+        self.spans.append((start, len(self.completion)))
+        return start, len(self.completion)
+
+    def recording(self, *, stop: StopReason, turns: int, generated: int, problem: str | None) -> Recording:
+        return Recording(
+            completion_token_ids=tuple(self.completion),
+            token_times=tuple(self.times),
+            logprobs=tuple(self.logprobs) if self.logprobs is not None else None,
+            top_logprobs=tuple(self.top) if self.top is not None else None,
+            harness_spans=tuple(self.spans),
+            tool_calls=tuple(self.calls),
+            stop_reason=stop,
+            turns=turns,
+            generated_tokens=generated,
+            problem=problem,
+        )
+
+
+# How a segment's own stop ends the turn (a call goes on to the tool).
+_SEGMENT_STOPS: dict[str, StopReason] = {"return": "return", "eos": "eos", "length": "token_limit"}
+
+
 def run_loop(
     segment_fn: SegmentFn,
     prompt_ids: Sequence[int],
@@ -90,76 +143,38 @@ def run_loop(
     t0 = time.perf_counter() if t0 is None else t0
     emit = on_token or (lambda token, t: None)
     tools = tools if tools is not None else ToolRegistry()
-    completion: list[int] = []
-    times: list[float] = []
-    logprobs: list[float] | None = None
-    top: list[tuple[tuple[int, float], ...]] | None = None
-    spans: list[tuple[int, int]] = []
-    calls: list[ToolCallRecord] = []
-    generated = 0
-    turns = 0
-    problem: str | None = None
+    tape = _Tape()
+    generated = turns = 0
     stop: StopReason = "turn_limit"
     while turns < max_turns:
         budget = max_new_tokens - generated
         if budget <= 0:
             stop = "token_limit"
             break
-        segment = segment_fn([*prompt_ids, *completion], budget, t0, emit)
+        segment = segment_fn([*prompt_ids, *tape.completion], budget, t0, emit)
         turns += 1
-        if segment.logprobs is not None:
-            logprobs = logprobs if logprobs is not None else [0.0] * len(completion)
-            top = top if top is not None else [()] * len(completion)
-            logprobs += segment.logprobs
-            top += segment.top_logprobs or [()] * len(segment.token_ids)
-        completion += segment.token_ids
-        times += segment.times
+        tape.add_segment(segment)
         generated += len(segment.token_ids)
-        if segment.stop == "return":
-            stop = "return"
+        if segment.stop in _SEGMENT_STOPS:
+            stop = _SEGMENT_STOPS[segment.stop]
             break
-        if segment.stop == "eos":
-            stop = "eos"
+        if turns >= max_turns:  # a call on the last turn is left unanswered
             break
-        if segment.stop == "length":
-            stop = "token_limit"
-            break
-        # segment.stop == "call"
-        if turns >= max_turns:
-            stop = "turn_limit"
-            break
-        found = last_call(completion)
+        found = last_call(tape.completion)
         if isinstance(found, str):
-            stop, problem = "malformed_call", found
-            break
-        call_id, name, recipient, arguments, parsed = found
-        started = time.perf_counter()
-        result = tools.call(name, parsed) if parsed is not None or not arguments.strip() else _unparsed(name, arguments)
-        seconds = time.perf_counter() - started
-        inserted = render_tool_turn(recipient, result)
-        start = len(completion)
-        t = time.perf_counter() - t0
-        for token in inserted:
-            completion.append(token)
-            times.append(t)
-            emit(token, t)
-        if logprobs is not None and top is not None:
-            logprobs += [0.0] * len(inserted)
-            top += [()] * len(inserted)
-        spans.append((start, len(completion)))
-        calls.append(ToolCallRecord(call_id, name, recipient, arguments, result.content, result.error, start, len(completion), seconds))
-    return Recording(
-        completion_token_ids=tuple(completion),
-        token_times=tuple(times),
-        logprobs=tuple(logprobs) if logprobs is not None else None,
-        top_logprobs=tuple(top) if top is not None else None,
-        harness_spans=tuple(spans),
-        tool_calls=tuple(calls),
-        stop_reason=stop,
-        turns=turns,
-        generated_tokens=generated,
-        problem=problem,
-    )
+            return tape.recording(stop="malformed_call", turns=turns, generated=generated, problem=found)
+        _answer(tools, found, tape, t0, emit)
+    return tape.recording(stop=stop, turns=turns, generated=generated, problem=None)
+
+
+def _answer(tools: ToolRegistry, found: tuple[str, str, str, str, Any], tape: _Tape, t0: float, emit: Callable[[int, float], None]) -> None:
+    """Run the call the completion ends with and append the tool's reply (and ``<|start|>assistant``) to the tape."""
+    call_id, name, recipient, arguments, parsed = found
+    started = time.perf_counter()
+    result = tools.call(name, parsed) if parsed is not None or not arguments.strip() else _unparsed(name, arguments)
+    seconds = time.perf_counter() - started
+    start, end = tape.add_harness(render_tool_turn(recipient, result), time.perf_counter() - t0, emit)
+    tape.calls.append(ToolCallRecord(call_id, name, recipient, arguments, result.content, result.error, start, end, seconds))
 
 
 def _unparsed(name: str, arguments: str) -> ToolResult:

@@ -6,7 +6,7 @@ import datetime as _dt
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Union
 
 from harmony_viz._record._generate import Sampling, generate_segment
@@ -14,29 +14,16 @@ from harmony_viz._record._loop import Recording, run_loop
 from harmony_viz._record._model import LoadedModel, load_model
 from harmony_viz._record._prompt import build_conversation, render_prompt, today
 from harmony_viz._record._prompts import PromptSpec
-from harmony_viz._record._tools import Tool, ToolRegistry, demo_tools
+from harmony_viz._record._server import ServerOptions, record_server
+from harmony_viz._record._tools import ToolRegistry, ToolsLike, resolve_tools
 from harmony_viz.runs import EFFORTS, Run, RunMetadata, append_run
 
 ModelLike = Union[str, "os.PathLike[str]", LoadedModel]
-ToolsLike = Union[None, str, ToolRegistry, Iterable[Tool]]
 PromptLike = Union[str, PromptSpec]  # a PromptSpec brings its own id, effort and tools
 # The live-view hook: (run id, token id, seconds since the run began).
 OnToken = Callable[[str, int, float], None]
 
 SOURCE = "harmony-viz record"
-
-
-def resolve_tools(tools: ToolsLike) -> ToolRegistry:
-    """``None``/``"none"`` → no tools, ``"demo"`` → the demo tools, or a registry / iterable of Tools."""
-    if tools is None or tools == "none":
-        return ToolRegistry()
-    if tools == "demo":
-        return demo_tools()
-    if isinstance(tools, str):
-        raise ValueError(f"unknown tool set {tools!r}; expected 'demo' or 'none', or pass Tool objects")
-    if isinstance(tools, ToolRegistry):
-        return tools
-    return ToolRegistry(tools)
 
 
 def check_effort(effort: str) -> str:
@@ -94,8 +81,6 @@ def record(
     the model did not choose; ``metadata["harness_spans"]`` lists them.
     """
     if server is not None:
-        from harmony_viz._record._server import ServerOptions, record_server
-
         options = ServerOptions(model=str(model), reasoning_effort=check_effort(effort), tools=tools, instructions=instructions,
                                 max_tokens=max_new_tokens, max_turns=max_turns, temperature=temperature, top_p=top_p, seed=seed)  # fmt: skip
         return record_server(server, prompt, options, run_id=run_id, out=out)
@@ -107,46 +92,11 @@ def record(
     conversation = build_conversation(prompt, effort=effort, date=date, instructions=instructions, tools=registry)
     prompt_ids = render_prompt(conversation)
     run_id = run_id or f"rec-{uuid.uuid4().hex[:12]}"
-    follower = _live_hook(live, run_id, prompt_ids)
-    hooks = [h for h in (on_token, follower) if h is not None]
-
-    def emit(token: int, t: float) -> None:
-        for hook in hooks:
-            hook(run_id, token, t)
-
-    def segment(ids: Sequence[int], budget: int, t0: float, on: Callable[[int, float], None]) -> Any:
-        return generate_segment(
-            loaded.model, ids, max_new_tokens=budget, sampling=sampling, t0=t0, on_token=on, logits_processors=logits_processors
-        )
-
-    if seed is not None:
-        import torch
-
-        torch.manual_seed(seed)
-    # token_times count from this instant, which started_at names in wall-clock time.
-    started_at, t0 = _now(), time.perf_counter()
-    try:
-        recording = run_loop(
-            segment, prompt_ids, tools=registry, max_new_tokens=max_new_tokens, max_turns=max_turns, on_token=emit if hooks else None, t0=t0
-        )
-    finally:
-        if follower is not None:
-            follower.close()
-    run = _to_run(
-        run_id,
-        loaded,
-        prompt_ids,
-        recording,
-        prompt=prompt,
-        effort=effort,
-        date=date,
-        instructions=instructions,
-        registry=registry,
-        sampling=sampling,
-        limits={"max_new_tokens": max_new_tokens, "max_turns": max_turns},
-        seed=seed,
-        started_at=started_at,
-    )
+    limits = {"max_new_tokens": max_new_tokens, "max_turns": max_turns}
+    recording, started_at = _generate(loaded, prompt_ids, registry, sampling, limits, run_id=run_id, seed=seed, on_token=on_token, live=live,
+                                      logits_processors=logits_processors)  # fmt: skip
+    run = _to_run(run_id, loaded, prompt_ids, recording, prompt=prompt, effort=effort, date=date, instructions=instructions, registry=registry,
+                  sampling=sampling, limits=limits, seed=seed, started_at=started_at)  # fmt: skip
     if out is not None:
         append_run(run, out)
     return run
@@ -189,6 +139,47 @@ def record_batch(
             bar.set_postfix_str(f"{len(run.completion_token_ids)} tokens, {run.metadata.extra['stop_reason']}")
             bar.update(1)
     return runs
+
+
+def _generate(
+    loaded: LoadedModel,
+    prompt_ids: Sequence[int],
+    registry: ToolRegistry,
+    sampling: Sampling,
+    limits: dict[str, int],
+    *,
+    run_id: str,
+    seed: int | None,
+    on_token: OnToken | None,
+    live: Any,
+    logits_processors: Sequence[Any],
+) -> tuple[Recording, str]:
+    """The model's turn after ``prompt_ids``, tool calls answered, each token told to the hooks; and when it started."""
+    follower = _live_hook(live, run_id, prompt_ids)
+    hooks = [h for h in (on_token, follower) if h is not None]
+
+    def emit(token: int, t: float) -> None:
+        for hook in hooks:
+            hook(run_id, token, t)
+
+    def segment(ids: Sequence[int], budget: int, t0: float, on: Callable[[int, float], None]) -> Any:
+        return generate_segment(
+            loaded.model, ids, max_new_tokens=budget, sampling=sampling, t0=t0, on_token=on, logits_processors=logits_processors
+        )
+
+    if seed is not None:
+        import torch
+
+        torch.manual_seed(seed)
+    # token_times count from this instant, which started_at names in wall-clock time.
+    started_at, t0 = _now(), time.perf_counter()
+    try:
+        recording = run_loop(segment, prompt_ids, tools=registry, on_token=emit if hooks else None, t0=t0,
+                             max_new_tokens=limits["max_new_tokens"], max_turns=limits["max_turns"])  # fmt: skip
+    finally:
+        if follower is not None:
+            follower.close()
+    return recording, started_at
 
 
 def _live_hook(live: Any, run_id: str, prompt_ids: Sequence[int]) -> Any:

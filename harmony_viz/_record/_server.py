@@ -25,7 +25,7 @@ from typing import Any
 from harmony_viz._record._loop import ToolCallRecord
 from harmony_viz._record._prompts import PromptSpec, done_run_ids, run_id_of
 from harmony_viz._record._server_run import Turn, stitch
-from harmony_viz._record._tools import ToolRegistry
+from harmony_viz._record._tools import ToolRegistry, resolve_tools
 from harmony_viz.runs import Run, RunMetadata, append_run
 
 __all__ = ["Failure", "ServerBatch", "ServerOptions", "record_server", "record_server_batch"]
@@ -181,7 +181,6 @@ async def _batch(server: str, todo: list[tuple[PromptSpec, int]], options: Serve
 
 
 async def _record_one(client: Any, server: str, spec: PromptSpec, sample: int, run_id: str, options: ServerOptions) -> Run:
-    from harmony_viz._record._record import resolve_tools
     from harmony_viz.servers import answer_of
 
     effort = spec.reasoning_effort or options.reasoning_effort

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Union
 
 from harmony_viz._record._calc import evaluate
 
@@ -164,3 +164,20 @@ GET_WEATHER = Tool(
 def demo_tools() -> ToolRegistry:
     """A fresh registry with the two demo tools, ``calculator`` and ``get_weather``."""
     return ToolRegistry([CALCULATOR, GET_WEATHER])
+
+
+# What ``record`` and ``record_server`` take as ``tools``: a tool set's name, a registry or the tools themselves.
+ToolsLike = Union[None, str, ToolRegistry, Iterable[Tool]]
+
+
+def resolve_tools(tools: ToolsLike) -> ToolRegistry:
+    """``None``/``"none"`` → no tools, ``"demo"`` → the demo tools, or a registry / iterable of Tools."""
+    if tools is None or tools == "none":
+        return ToolRegistry()
+    if tools == "demo":
+        return demo_tools()
+    if isinstance(tools, str):
+        raise ValueError(f"unknown tool set {tools!r}; expected 'demo' or 'none', or pass Tool objects")
+    if isinstance(tools, ToolRegistry):
+        return tools
+    return ToolRegistry(tools)
