@@ -8,7 +8,9 @@ compares an engine with our scanner's reading of them.
 
 Modules, one job each:
 - ``_case``: a case read from its JSON, the suite read from files;
-- ``_known``: known divergences (``known/`` ships one file an engine);
+- ``_rules``: the format's rules with their levels (``rules.jsonl``), which every case cites;
+- ``_records``: the records ``_run`` and ``_known`` share (a result, a known divergence);
+- ``_known``: known divergences (``known/`` ships one file an engine), triaged by kind;
 - ``_run``: the runner (``run_suite``: every case through every engine and API, a status each);
 - ``_report``: counts, the JSON report, JUnit XML, a failure in words; reading a saved report back;
 - ``_page``: the matrix page's data, drawn by the bundle's ``matrix_page.js``; ``_replays``: the replay pages it links to;
@@ -31,11 +33,12 @@ from typing import Any
 from harmony_viz.conformance._case import FORMAT, KNOWN_DIR, SCHEMA_PATH, SUITE_DIR, Case, SuiteError, case_from_json, load_suite, read_cases, schema, select
 
 _HOMES: dict[str, str] = {
-    "Known": "_known", "KnownError": "_known", "read_known": "_known", "write_known": "_known",
-    "PROMPT_API": "_run", "STATUSES": "_run", "EngineRuns": "_run", "NoCaseError": "_run", "Outcome": "_run", "Target": "_run",
+    "Known": "_records", "KNOWN_KINDS": "_records", "KnownError": "_known", "read_known": "_known", "write_known": "_known",
+    "PROMPT_API": "_run", "STATUSES": "_records", "EngineRuns": "_run", "NoCaseError": "_run", "Outcome": "_records", "Target": "_run",
     "apis_of": "_run", "exit_status": "_run", "load_cases": "_run", "run_suite": "_run",
     "MergeError": "_report", "check_report": "_report", "conformance_report": "_report", "conformance_summary": "_report",
     "failure_text": "_report", "junit_xml": "_report", "read_report": "_report", "summary_line": "_report",
+    "LEVELS": "_rules", "Rule": "_rules", "rules": "_rules", "rules_by_id": "_rules",
     "MATRIX_CLASSES": "_page", "conformance_page": "_page", "version_key": "_page",
     "ReplayPage": "_replays", "replay_pages": "_replays", "with_opener": "_replays",
     "OutputError": "_command", "Outputs": "_command", "merge_reports": "_command", "run_and_report": "_command", "write_replays": "_command",

@@ -25,11 +25,13 @@ KNOWN_DIR = PACKAGE_DIR / "known"  # the divergences measured on the shipped sui
 
 Kind = Literal["answer", "prompt"]
 KINDS: tuple[Kind, ...] = ("answer", "prompt")
-FIELDS = ("format", "id", "kind", "description", "tags", "provenance", "text", "ids", "request")
+FIELDS = ("format", "id", "kind", "description", "tags", "provenance", "rules", "level", "text", "ids", "request")
 REQUIRED = ("format", "id", "kind", "description", "tags", "provenance")
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9._-]*")
 TAG_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]*")
+RULE_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9._-]*")
+FAILING = ("warning", "error")  # a stream's findings at these severities make it malformed (the level's evidence)
 
 
 class SuiteError(ValueError):
@@ -49,6 +51,11 @@ class Case:
     encoded with special tokens); None for a prompt case. ``text`` is the text as written,
     or None. ``request`` is the Chat Completions body (``{}`` when an answer case gives none:
     the runner sends its default request). ``source`` is ``FILE`` or ``FILE:LINE``.
+
+    ``rules`` are the ids of the rules it tests (``rules.jsonl``); ``level`` is ``must``,
+    ``should`` or ``may``: as given, else the strictest of its rules, else what its stream
+    shows (an answer whose stream has a finding of warning or above is ``should``, any
+    other case ``must``).
     """
 
     id: str
@@ -60,6 +67,8 @@ class Case:
     request: dict[str, Any] = field(hash=False)
     source: str
     text: str | None = None
+    rules: tuple[str, ...] = ()
+    level: str = "must"
 
     @property
     def family(self) -> str:
@@ -75,6 +84,9 @@ class Case:
         """The case as a format-1 object (both ``text`` and ``ids`` when it has both; ids win on reading)."""
         out: dict[str, Any] = {"format": FORMAT, "id": self.id, "kind": self.kind, "description": self.description,
                                "tags": list(self.tags), "provenance": self.provenance}
+        if self.rules:
+            out["rules"] = list(self.rules)
+        out["level"] = self.level
         if self.text is not None:
             out["text"] = self.text
         if self.ids is not None:
@@ -149,6 +161,39 @@ def _request(value: Any, source: str) -> dict[str, Any]:
     return value
 
 
+def _rules(value: Any, source: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise SuiteError(source, f"field 'rules' must be a non-empty array of rule ids (e.g. [\"H05\"]), found {_show(value)}")
+    for i, rule in enumerate(value):
+        if not isinstance(rule, str) or not RULE_PATTERN.fullmatch(rule):
+            raise SuiteError(source, f"rules[{i}] must be a rule id (a string like 'H05'), found {_show(rule)}")
+    if len(set(value)) != len(value):
+        raise SuiteError(source, f"rule {sorted({r for r in value if value.count(r) > 1})[0]!r} is given twice")
+    return tuple(value)
+
+
+def stream_codes(ids: Sequence[int]) -> tuple[str, ...]:
+    """The codes of the scanner's findings at warning or above on a completion (after ``<|start|>assistant``): a level's evidence."""
+    from harmony_viz.scanner import Scanner, assemble
+
+    scanner = Scanner(role="assistant")
+    events = [*scanner.feed(list(ids)), *scanner.flush()]
+    return tuple(sorted({d.code for d in assemble(events).diagnostics if d.severity in FAILING}))
+
+
+def _level(obj: Mapping[str, Any], rules: tuple[str, ...], kind: str, ids: tuple[int, ...] | None, source: str) -> str:
+    from harmony_viz.conformance._rules import LEVELS, level_of_rules
+
+    if "level" in obj:
+        if obj["level"] not in LEVELS:
+            raise SuiteError(source, f"level is {_show(obj['level'])}; a level is one of {', '.join(LEVELS)}")
+        return str(obj["level"])
+    found = level_of_rules(rules)
+    if found is not None:
+        return found
+    return "should" if kind == "answer" and ids is not None and stream_codes(ids) else "must"
+
+
 def _ids(value: Any, source: str) -> tuple[int, ...]:
     from harmony_viz.tokens import check_ids
 
@@ -218,6 +263,7 @@ def case_from_json(obj: Any, source: str = "<case>") -> Case:
         raise SuiteError(source, "field 'text' is empty: a stream has at least one token")
     given_ids = _ids(obj["ids"], source) if "ids" in obj else None
     request = _request(obj["request"], source) if "request" in obj else {}
+    rules = _rules(obj["rules"], source) if "rules" in obj else ()
     if kind == "answer" and text is None and given_ids is None:
         raise SuiteError(source, "an answer case has no stream: give 'text' (Harmony text after <|start|>assistant) or 'ids'")
     if kind == "prompt":
@@ -230,7 +276,8 @@ def case_from_json(obj: Any, source: str = "<case>") -> Case:
     if kind == "answer":
         encoded = _encode(text, source) if text is not None else None  # text is checked even where ids win
         ids = given_ids if given_ids is not None else encoded
-    return Case(case_id, kind, description, tags, provenance, ids, request, source, text)
+    return Case(id=case_id, kind=kind, description=description, tags=tags, provenance=provenance, ids=ids, request=request, source=source,
+                text=text, rules=rules, level=_level(obj, rules, kind, ids, source))
 
 
 # --- the schema, the authority behind the checks above ------------------------------------

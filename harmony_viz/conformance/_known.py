@@ -8,33 +8,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from harmony_viz.conformance._run import Outcome
+from harmony_viz.conformance._records import KNOWN_KINDS, Known, KnownKey, Outcome
 
-KnownKey = tuple[str, str, str]  # (case id, engine, api)
+__all__ = ["KNOWN_KINDS", "Known", "KnownError", "KnownKey", "read_known", "write_known"]
 
 
 class KnownError(ValueError):
     """A known-divergence file that cannot be used: one line naming the file and line."""
-
-
-@dataclass(frozen=True)
-class Known:
-    """One recorded divergence: this case, through this engine's api, fails with exactly these codes."""
-
-    case: str
-    engine: str
-    api: str
-    codes: frozenset[str]
-    reason: str = ""
-    link: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"case": self.case, "engine": self.engine, "api": self.api, "codes": sorted(self.codes), "reason": self.reason, "link": self.link}
 
 
 def _known_of(obj: Any, where: str) -> Known:
@@ -46,12 +29,15 @@ def _known_of(obj: Any, where: str) -> Known:
     codes = obj["codes"]
     if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes) or not all(isinstance(obj[k], str) for k in ("case", "engine", "api")):
         raise KnownError(f"{where}: case, engine and api are strings, codes a list of strings")
-    return Known(case=obj["case"], engine=obj["engine"], api=obj["api"], codes=frozenset(codes),
-                 reason=str(obj.get("reason") or ""), link=str(obj.get("link") or ""))
+    kind = obj.get("kind", "research-needed")  # a file from before triage: nobody has looked at it yet
+    if kind not in KNOWN_KINDS:
+        raise KnownError(f"{where}: kind is {json.dumps(kind)}; a divergence is one of {', '.join(KNOWN_KINDS)}")
+    return Known(case=obj["case"], engine=obj["engine"], api=obj["api"], codes=frozenset(codes), reason=str(obj.get("reason") or ""),
+                 link=str(obj.get("link") or ""), kind=kind, draft=str(obj.get("draft") or ""))
 
 
 def read_known(path: str | Path) -> dict[KnownKey, Known]:
-    """The divergences in a JSON-lines file (``case``, ``engine``, ``api``, ``codes``, ``reason``, ``link``); KnownError in one line."""
+    """The divergences in a JSON-lines file (``case``, ``engine``, ``api``, ``codes``, ``kind``, ``reason``, ``link``, ``draft``); KnownError in one line."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -72,9 +58,9 @@ def read_known(path: str | Path) -> dict[KnownKey, Known]:
 
 
 def write_known(outcomes: Iterable[Outcome], path: str | Path, *, reason: str = "", link: str = "") -> int:
-    """Today's failures as a known-divergence file; the number written."""
-    lines = [json.dumps(Known(case=o.case.id, engine=o.engine, api=o.api, codes=frozenset(o.codes),
-                              reason=reason or "recorded by --write-known", link=link).to_json())
+    """Today's failures as a known-divergence file, each ``research-needed`` (nobody has triaged it yet); the number written."""
+    lines = [json.dumps(Known(case=o.case.id, engine=o.engine, api=o.api, codes=frozenset(o.codes), kind="research-needed",
+                              reason=reason or "recorded by --write-known, not yet triaged", link=link).to_json())
              for o in outcomes if o.status in ("fail", "known")]
     Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return len(lines)

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from harmony_viz.conformance._case import FORMAT
-from harmony_viz.conformance._run import FAILING, STATUSES, Outcome, Target
+from harmony_viz.conformance._records import STATUSES, Outcome
+from harmony_viz.conformance._run import FAILING, Target
 
 
 class MergeError(ValueError):

@@ -13,49 +13,16 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from harmony_viz.conformance._case import FORMAT, Case, load_suite, select
-from harmony_viz.conformance._known import Known, KnownKey
+from harmony_viz.conformance._case import Case, load_suite, select
+from harmony_viz.conformance._records import Known, KnownKey, Outcome, Status
+
 from harmony_viz.servers import APIS, LaunchError, PromptUnavailable, ServerError, check_named, engines, prompt_check
 from harmony_viz.templates import LensError
 
-Status = Literal["pass", "fail", "known", "fixed", "not-served", "error"]
-STATUSES: tuple[Status, ...] = ("pass", "fail", "known", "fixed", "not-served", "error")
 FAILING = ("warning", "error")  # the severities that fail a case
 PROMPT_API = "prompt"  # the API column of a prompt case: the prompt the engine rendered for the request
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One case through one engine's api: its status, the codes that decided it, and the check behind it."""
-
-    case: Case
-    engine: str
-    api: str
-    status: Status
-    codes: tuple[str, ...] = ()
-    engine_version: str | None = None
-    check: Any = None  # a servers.CheckResult (answer case) or servers.PromptCheck (prompt case); None for an error
-    reason: str = ""  # a known divergence's reason, why it is not served, or the error's line
-    link: str = ""
-    seconds: float = 0.0  # our own work on this result (projection, comparison), not the server's
-    server_seconds: float = 0.0
-
-    @property
-    def key(self) -> KnownKey:
-        return (self.case.id, self.engine, self.api)
-
-    def to_json(self) -> dict[str, Any]:
-        """The object ``server-check --json`` (or ``prompt-check --json``) prints, with ``status``, ``case`` and the format."""
-        base = dict(self.check.to_json()) if self.check is not None else {"file": self.case.source, "engine": self.engine, "api": self.api}
-        base.update(engine=self.engine, api=self.api, engine_version=self.engine_version, status=self.status, case=self.case.id,
-                    family=self.case.family, kind=self.case.kind, format=FORMAT, codes=list(self.codes))
-        if self.reason:
-            base["reason"] = self.reason
-        if self.link:
-            base["link"] = self.link
-        return base
 
 
 @dataclass(frozen=True)
@@ -93,14 +60,15 @@ def failing_codes(findings: Iterable[Any]) -> tuple[str, ...]:
     return tuple(sorted({d.code for d in findings if d.severity in FAILING}))
 
 
-def _status(codes: tuple[str, ...], known: Known | None) -> tuple[Status, str, str]:
+def _status(codes: tuple[str, ...], known: Known | None) -> tuple[Status, str, str, str]:
+    """(status, reason, link, the known divergence's kind) of a result failing with ``codes``."""
     if known is None:
-        return ("fail" if codes else "pass"), "", ""
+        return ("fail" if codes else "pass"), "", "", ""
     if not codes:
-        return "fixed", known.reason, known.link
+        return "fixed", known.reason, known.link, known.kind
     if frozenset(codes) == known.codes:
-        return "known", known.reason, known.link
-    return "fail", f"listed as known with {', '.join(sorted(known.codes))}, fails with {', '.join(codes)}", known.link
+        return "known", known.reason, known.link, known.kind
+    return "fail", f"listed as known with {', '.join(sorted(known.codes))}, fails with {', '.join(codes)}", known.link, known.kind
 
 
 def _answer_outcomes(case_by_name: Mapping[str, Case], results: Iterable[Any], engine: str, known: Mapping[KnownKey, Known]) -> list[Outcome]:
@@ -112,9 +80,9 @@ def _answer_outcomes(case_by_name: Mapping[str, Case], results: Iterable[Any], e
                                reason=r.notes[0] if r.notes else "not served"))
             continue
         codes = failing_codes(r.discrepancies)
-        status, reason, link = _status(codes, known.get((case.id, engine, r.api)))
+        status, reason, link, kind = _status(codes, known.get((case.id, engine, r.api)))
         out.append(Outcome(case=case, engine=engine, api=r.api, status=status, codes=codes, engine_version=r.engine_version, check=r,
-                           reason=reason, link=link, seconds=r.check_seconds, server_seconds=r.server_seconds))
+                           reason=reason, link=link, known_kind=kind, seconds=r.check_seconds, server_seconds=r.server_seconds))
     return out
 
 
@@ -150,9 +118,9 @@ def _prompts(cases: Sequence[Case], target: Target, known: Mapping[KnownKey, Kno
             continue
         ours = time.perf_counter() - t0 - check.seconds
         codes = failing_codes(check.differences)
-        status, reason, link = _status(codes, known.get((c.id, target.engine, PROMPT_API)))
+        status, reason, link, kind = _status(codes, known.get((c.id, target.engine, PROMPT_API)))
         out.append(Outcome(case=c, engine=target.engine, api=PROMPT_API, status=status, codes=codes, engine_version=version, check=check,
-                           reason=reason, link=link, seconds=ours, server_seconds=check.seconds))
+                           reason=reason, link=link, known_kind=kind, seconds=ours, server_seconds=check.seconds))
     return out
 
 
