@@ -7,14 +7,20 @@ trials' whole conversations, the ndurner walkthroughs, RAG samples and red-team 
 unsloth and rft notebooks' outputs), cut at ``--tokens`` (gpt-oss's context by default). It
 is repeated only if the corpus holds fewer tokens, and the first line says so.
 
-Every figure is measured against a reference of the same run:
+Every figure is measured against a reference of the same run (issue 35 item 6):
 
-- time: ``hv.replay(text).save_html(path)`` (reading the text, its trace, the lints, the
-  payload and the page written) against ``encode(text)`` of the same text, in one process with
-  the vocabulary loaded, CPU seconds, rounds interleaved, medians: the ratio's limit is 8;
-- memory: the peak RSS of a fresh process writing the page, above what it held once the
-  vocabulary was loaded and a small page written (imports and lookup tables), per token of
-  the page: limit 300 bytes. Median of up to three processes.
+- warm: ``w = hv.replay(text); w.save_html(path); w.close()`` (reading the text, its trace,
+  the lints, the payload and the page written) against ``encode(text)`` of the same text, in
+  one process with the vocabulary loaded and a first small page written, CPU seconds, rounds
+  interleaved, medians: limit 5x;
+- cold: a user's first call, in a fresh Jupyter kernel (a real one, as a notebook starts it):
+  ``import harmony_viz as hv`` and the same page, imports and first-use tables included,
+  against ``encode`` of the same text in that kernel (median of five); the vocabulary is
+  loaded before both (tiktoken's own cost, which its ``encode`` has paid too, shown apart).
+  Median over up to three kernels: limit 10x;
+- memory: the peak RSS (VmHWM) of a fresh process writing the page, above what it held once
+  the vocabulary was loaded and a small page written (imports and lookup tables), per token
+  of the page: limit 300 bytes. Median of up to three processes.
 
 On this 2-core machine, shared (one run, 9 rounds): before (a7478f8) 0.425 s against
 0.026 s, 16.4x, 299 B/token (the lints read and scanned the stream again, a full garbage
@@ -39,7 +45,8 @@ from benchmarks import checked_rounds, corpus_parser, find_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTEXT = 131_072  # gpt-oss's context length, in tokens
-RATIO_LIMIT = 8.0
+RATIO_LIMIT = 5.0  # warm
+COLD_LIMIT = 10.0  # a fresh kernel's first call
 MEMORY_LIMIT = 300  # bytes a token
 # A file every corpus has: find_corpus checks for it.
 HOLDING = "aldehir_tool_calling/cities_3_cot_true_trial-1.md"
@@ -59,10 +66,14 @@ import harmony_viz as hv
 from harmony_viz.tokens import encoding
 encoding()
 text = open(sys.argv[1], encoding="utf-8").read()
-hv.replay("<|start|>user<|message|>Hi<|end|><|start|>assistant<|channel|>final<|message|>Hello<|return|>").save_html(sys.argv[2])
+w = hv.replay("<|start|>user<|message|>Hi<|end|><|start|>assistant<|channel|>final<|message|>Hello<|return|>")
+w.save_html(sys.argv[2])
+w.close()
 gc.collect()
 base = peak()
-hv.replay(text).save_html(sys.argv[2])
+w = hv.replay(text)
+w.save_html(sys.argv[2])
+w.close()
 print(base, peak())
 """
 
@@ -133,16 +144,74 @@ def timing(text: str, rounds: int, page: Path) -> dict[str, float]:
     from harmony_viz.tokens import encoding
 
     enc = encoding()
-    hv.replay(text[:2000]).save_html(page)  # imports and lookup tables before timing
+    def page_of(text: str) -> None:
+        w = hv.replay(text)
+        w.save_html(page)
+        w.close()  # as a notebook's user closes a widget done with: nothing kept from round to round
+
+    page_of(text[:2000])  # imports and lookup tables before timing
     fns: dict[str, Callable[[], object]] = {
         "encode": lambda: enc.encode(text, allowed_special="all"),
-        "save_html": lambda: hv.replay(text).save_html(page),
+        "save_html": lambda: page_of(text),
     }
     times: dict[str, list[float]] = {k: [] for k in fns}
     for _ in range(rounds):
         for k, fn in fns.items():
             times[k].append(_cpu(fn))
     return {k: statistics.median(v) for k, v in times.items()}
+
+
+_COLD_SETUP = """
+import json, time
+from harmony_viz.tokens import encoding
+t = time.process_time()
+enc = encoding()
+vocabulary = time.process_time() - t
+text = open({text!r}, encoding="utf-8").read()
+"""
+_COLD = """
+t = time.process_time()
+import harmony_viz as hv
+w = hv.replay(text)
+w.save_html({page!r})
+w.close()
+cold = time.process_time() - t
+times = []
+for _ in range(5):
+    t = time.process_time()
+    enc.encode(text, allowed_special="all")
+    times.append(time.process_time() - t)
+print(json.dumps({{"cold": cold, "encode": sorted(times)[2], "vocabulary": vocabulary}}))
+"""
+
+
+def cold_call(text_file: Path, page: Path, kernels: int) -> dict[str, float]:
+    """A user's first page in a fresh Jupyter kernel, against ``encode`` in that kernel: medians over ``kernels`` kernels."""
+    from jupyter_client.manager import start_new_kernel
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    runs: list[dict[str, float]] = []
+    for _ in range(kernels):
+        manager, client = start_new_kernel(env=env)
+        try:
+            out: list[str] = []
+
+            def hook(msg: dict[str, object], out: list[str] = out) -> None:
+                content = msg["content"]
+                assert isinstance(content, dict)
+                if msg["msg_type"] == "stream":
+                    out.append(content["text"])
+                elif msg["msg_type"] == "error":
+                    raise SystemExit(f"bench_page_write: the cold run failed: {content['ename']}: {content['evalue']}")
+
+            for code in (_COLD_SETUP.format(text=str(text_file)), _COLD.format(page=str(page))):
+                client.execute_interactive(code, output_hook=hook, timeout=600)
+            runs.append(json.loads("".join(out).strip().splitlines()[-1]))
+        finally:
+            client.stop_channels()
+            manager.shutdown_kernel(now=True)
+    ratios = [r["cold"] / r["encode"] if r["encode"] > 0 else float("inf") for r in runs]
+    return {f"cold_{k}": statistics.median(r[k] for r in runs) for k in ("cold", "encode", "vocabulary")} | {"cold_ratio": statistics.median(ratios)}
 
 
 def peak_memory(text_file: Path, page: Path, rounds: int) -> tuple[int, int]:
@@ -170,7 +239,8 @@ def bench(ids: list[int], rounds: int) -> dict[str, float]:
         t = timing(text, rounds, page)
         size = page.stat().st_size
         base, peak = peak_memory(src, page, min(rounds, 3))
-    return {**t, "ratio": t["save_html"] / t["encode"] if t["encode"] > 0 else float("inf"), "bytes": size,
+        cold = cold_call(src, page, min(rounds, 3))
+    return {**t, **cold, "ratio": t["save_html"] / t["encode"] if t["encode"] > 0 else float("inf"), "bytes": size,
             "base": base, "peak": peak, "per_token": max(0, peak - base) / len(ids), "chars": len(text)}
 
 
@@ -178,13 +248,18 @@ def format_report(r: dict[str, float], n_tokens: int, used: int, repeated: bool,
     again = "; the corpus ran out: repeated" if repeated else ", none repeated"
     ratio_ok = "within limit" if r["ratio"] <= RATIO_LIMIT else "OVER LIMIT"
     memory_ok = "within limit" if r["per_token"] <= MEMORY_LIMIT else "OVER LIMIT"
+    cold_ok = "within limit" if r["cold_ratio"] <= COLD_LIMIT else "OVER LIMIT"
+    kernels = min(rounds, 3)
     return [
         f"text: {n_tokens:,} tokens, {int(r['chars']):,} characters, of {used:,} distinct real transcripts back to back{again}",
-        f"page ({r['bytes'] / 1e6:.1f} MB; one process, vocabulary loaded, CPU seconds, median of {rounds} interleaved rounds): "
+        f"page ({r['bytes'] / 1e6:.1f} MB; one process, vocabulary loaded, a small page written, CPU seconds, median of {rounds} interleaved rounds): "
         f"encode {r['encode']:.3f} s, replay(text).save_html {r['save_html']:.3f} s",
         f"  save_html / encode {r['ratio']:.1f}x (limit {RATIO_LIMIT:.0f}x); {ratio_ok}",
-        f"  peak memory above the loaded vocabulary: {max(0, r['peak'] - r['base']) / 1e6:.1f} MB = {r['per_token']:.0f} B/token "
-        f"(peak RSS of a fresh process, median of {min(rounds, 3)}; limit {MEMORY_LIMIT}); {memory_ok}",
+        f"first call in a fresh Jupyter kernel (imports included; the vocabulary loaded before, {r['cold_vocabulary']:.3f} s, as encode has it; "
+        f"median of {kernels}): replay(text).save_html {r['cold_cold']:.3f} s, encode {r['cold_encode']:.3f} s",
+        f"  first save_html / encode {r['cold_ratio']:.1f}x (limit {COLD_LIMIT:.0f}x); {cold_ok}",
+        f"  peak memory above the warm start (vocabulary loaded, a small page written): {max(0, r['peak'] - r['base']) / 1e6:.1f} MB = "
+        f"{r['per_token']:.0f} B/token (VmHWM of a fresh process, median of {kernels}; limit {MEMORY_LIMIT}); {memory_ok}",
     ]
 
 
