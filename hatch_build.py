@@ -19,7 +19,7 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 # What `npm run build` writes; the package needs every one of them.
-TARGETS = ("widget.js", "widget.css", "playground.js", "playground.css", "standalone.js", "template_page.js", "open_at.js", "matrix_page.js", "matrix_page.css", "replay_page.css", "template_page.css", "stats_page.css")
+TARGETS = ("widget.js", "widget.css", "playground.js", "playground.css", "standalone.js", "template_page.js", "open_at.js", "matrix_page.js", "matrix_page.css", "replay_page.css", "template_page.css", "stats_page.css", "static_view.css")
 
 
 def _stop(message: str) -> None:

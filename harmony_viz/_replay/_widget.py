@@ -20,9 +20,10 @@ import traitlets
 
 from harmony_viz._replay._api_view import ApiViews
 from harmony_viz._replay._chips import logprobs_of
-from harmony_viz._replay._findings import Lints
+from harmony_viz._replay._findings import Lints, stream_findings
 from harmony_viz._replay._page import name_of, payload, write_page
 from harmony_viz._replay._server import server_tab
+from harmony_viz._replay._static_view import static_view
 from harmony_viz._replay._steps import PRESETS, step_error, step_for_tokens, tokens_fed
 from harmony_viz._static import asset
 from harmony_viz.inputs import read
@@ -71,6 +72,26 @@ class ReplayWidget(anywidget.AnyWidget):
         # the browser builds the API view of any step from this payload: no round trip per step
         logprobs = self._logprobs if self._logprobs is not None and self._logprobs.n == trace.tokens.size else None  # not a live recording's new tokens
         return payload(trace, self._server, prompt_tokens=self._prompt, lints=self._lints, logprobs=logprobs)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """anywidget's bundle (the widget view) with the static view as ``text/html`` beside it.
+
+        A frontend with the widget manager (JupyterLab, Notebook 7, VS Code, Colab) draws the
+        widget view and ignores the HTML; where no widget can be drawn (nbconvert's HTML of a
+        notebook saved without widget state, GitHub, readers that strip scripts) the HTML shows:
+        the whole stream's chips, the final answer, the conversation and the findings, bounded
+        in size for a long stream (``_static_view.BOUNDS``). marimo draws anywidgets itself.
+        """
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is None:
+            return None
+        data, metadata = bundle
+        return {**data, "text/html": self.static_html()}, metadata
+
+    def static_html(self) -> str:
+        """The static view of the whole stream that a saved notebook shows without a kernel (one HTML fragment, its CSS inlined)."""
+        findings = stream_findings(self._trace, self._lints.of(self._trace)[0], self._server)
+        return static_view(self._trace, findings, name=self.name)
 
     @property
     def api_view(self) -> dict[str, Any]:
