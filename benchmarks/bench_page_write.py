@@ -16,7 +16,8 @@ Every figure is measured against a reference of the same run (issue 35 item 6):
 - cold: a user's first call, in a fresh Jupyter kernel (a real one, as a notebook starts it):
   ``import harmony_viz as hv`` and the same page, imports and first-use tables included,
   against ``encode`` of the same text in that kernel (median of five); the vocabulary is
-  loaded before both (tiktoken's own cost, which its ``encode`` has paid too, shown apart).
+  loaded before both (tiktoken's own cost, which its ``encode`` has paid too, shown apart),
+  and the modules' bytecode is compiled beforehand, as an installed package's is.
   Median over up to three kernels: limit 10x;
 - memory: the peak RSS (VmHWM) of a fresh process writing the page, above what it held once
   the vocabulary was loaded and a small page written (imports and lookup tables), per token
@@ -186,10 +187,21 @@ print(json.dumps({{"cold": cold, "encode": sorted(times)[2], "vocabulary": vocab
 
 
 def cold_call(text_file: Path, page: Path, kernels: int) -> dict[str, float]:
-    """A user's first page in a fresh Jupyter kernel, against ``encode`` in that kernel: medians over ``kernels`` kernels."""
+    """A user's first page in a fresh Jupyter kernel, against ``encode`` in that kernel: medians over ``kernels`` kernels.
+
+    The modules are compiled to bytecode first, by a process of their own (not timed).
+    """
     from jupyter_client.manager import start_new_kernel
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    # As an installed package is: compiled once (pip writes the bytecode on install), read compiled
+    # after; in a cache of the run's own, whatever PYTHONDONTWRITEBYTECODE says, the checkout untouched.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env |= {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])), "PYTHONPYCACHEPREFIX": str(page.parent / "pycache")}
+    small = "<|start|>user<|message|>Hi<|end|><|start|>assistant<|channel|>final<|message|>Hello<|return|>"
+    primed = subprocess.run([sys.executable, "-c", f"import harmony_viz as hv; hv.replay({small!r}).save_html({str(page)!r})"],
+                            capture_output=True, text=True, env=env, check=False)
+    if primed.returncode != 0:
+        raise SystemExit(f"bench_page_write: compiling the page's modules failed: {primed.stderr.strip()[-500:]}")
     runs: list[dict[str, float]] = []
     for _ in range(kernels):
         manager, client = start_new_kernel(env=env)
