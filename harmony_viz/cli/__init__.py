@@ -65,9 +65,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     previous = _quick_exit(args.command)
-    from harmony_viz.cli._common import ARGS
-
-    token = ARGS.set(args)  # read_source checks the flags about the input (--run, --tools) whenever given
     try:
         return int(args.func(args) or 0)
     except (CLIError, InputError, VocabularyError) as exc:
@@ -82,7 +79,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"harmony-viz {args.command}: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     finally:
-        ARGS.reset(token)
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
 

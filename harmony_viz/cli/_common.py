@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextvars
 import json
 import os
 import shutil
@@ -41,20 +40,15 @@ class CLIError(Exception):
     """A user error: printed as one line, exit status 2."""
 
 
-# The arguments of the command running now (set by ``cli.main``): the flags read_source checks.
-ARGS: contextvars.ContextVar[argparse.Namespace | None] = contextvars.ContextVar("harmony_viz_cli_args", default=None)
-
-
-def read_source(path: str, *, form: str | None = None) -> Any:
+def read_source(path: str, args: argparse.Namespace, *, form: str | None = None) -> Any:
     """``path`` (``-`` for standard input) read by the one reader, :func:`harmony_viz.inputs.read`.
 
-    The flags about the input are checked here, whenever they are given, so every command
-    that reads a stream refuses the same way (exit 2, one line): ``--run N`` must be a run
-    the input holds (any input but a file of runs holds one), ``--tools`` a readable file.
+    The command's flags about the input (``args``) are checked here, whenever they are given,
+    so every command that reads a stream refuses the same way (exit 2, one line): ``--run N``
+    must be a run the input holds (any input but a file of runs holds one), ``--tools`` a readable file.
     """
     from harmony_viz.inputs import read, read_text
 
-    args = ARGS.get()
     check_tools_flag(args)
     if path == "-":
         found = read_text(read_input("-"), "standard input", form=form)  # type: ignore[arg-type]
@@ -66,7 +60,7 @@ def read_source(path: str, *, form: str | None = None) -> Any:
     return found
 
 
-def check_tools_flag(args: argparse.Namespace | None) -> None:
+def check_tools_flag(args: argparse.Namespace) -> None:
     """``--tools FILE``: the file must exist and be readable UTF-8 text, whatever else the command is asked for."""
     tools = getattr(args, "tools", None)
     if not isinstance(tools, str) or tools == "-":
@@ -115,18 +109,10 @@ def say_read(found: Any, stream: Any = None) -> None:
 
 
 def read_input(path: str) -> str:
-    """Text of ``path``, or of standard input when ``path`` is ``-``."""
-    if path == "-":
-        return sys.stdin.read()
-    p = Path(path)
-    if not p.exists():
-        raise CLIError(f"{path}: no such file")
-    if p.is_dir():
-        raise CLIError(f"{path}: is a folder, expected a file")
-    try:
-        return p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise CLIError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    """Text of ``path`` read by the one reader (:func:`harmony_viz.inputs.file_text`), or of standard input for ``-``."""
+    from harmony_viz.inputs import file_text
+
+    return sys.stdin.read() if path == "-" else file_text(Path(path), path)
 
 
 def read_input_bytes(path: str) -> bytes:

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             wanted = "a whole number (any seed)" if kind == "random" else "a whole number of 1 or more"
             raise CLIError(f"--chunking {args.chunking}: {kind}:{'SEED' if kind == 'random' else 'N'} takes {wanted}, got {value!r}") from None
         raise CLIError(f"--chunking: {exc}") from None
-    found = read_source(args.file)
+    found = read_source(args.file, args)
     stream = found.stream(args.run)  # an empty stream is a page that says so, not an error
     trace = Trace.build(stream.ids, chunking, role=args.role or stream.role)
     step = args.step if args.step >= 0 else trace.n_steps + args.step

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from harmony_viz._lint import ToolParseError, lint, prompt_ids, select, tools_from_json
     from harmony_viz.inputs import InputError, Stream
 
-    found = read_source(args.file)
+    found = read_source(args.file, args)
     # Text is linted as text: no vocabulary (only token ids need it).
     stream = Stream((), text=found.value) if found.kind == "text" else found.stream(args.run)
     tools = load_tools(args.tools) if args.tools else None

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from harmony_viz.inputs import Stream
     from harmony_viz.scanner import Scanner, assemble, event_to_json
 
-    found = read_source(args.file)
+    found = read_source(args.file, args)
     projecting = args.output not in ("messages", "events")
     # Text is scanned as text: the vocabulary is loaded only when a projection counts tokens.
     stream = Stream((), text=found.value) if found.kind == "text" and not projecting else found.stream(args.run)

@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any
 
 from harmony_viz.cli._common import CLIError, add_out, command, read_input
+from harmony_viz.cli._record_server import run_server
 
 EPILOG = """examples:
   harmony-viz record --model openai/gpt-oss-20b --prompt "What is 17 * 23?" --demo-tools -o runs.jsonl
@@ -70,9 +71,7 @@ def run(args: argparse.Namespace) -> int:
     if args.tools is not None:
         raise CLIError(f"--tools names a TOOLS.json (as in lint and parse), not a tool set: record with the demo tools is --demo-tools (got --tools {args.tools})")
     if args.server:
-        from harmony_viz.cli._record_server import run_server
-
-        return run_server(args)
+        return run_server(args, prompt_specs(args))
     for name, default in (("n", 1), ("concurrency", 8), ("resume", False)):
         if getattr(args, name) != default:
             raise CLIError(f"--{name} needs --server (recording with transformers makes one run at a time)")

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from harmony_viz.cli._common import CLIError
 
 
-def run_server(args: argparse.Namespace) -> int:
+def run_server(args: argparse.Namespace, specs: list[Any]) -> int:
+    """Record ``specs`` (the prompts ``record`` read) through ``args.server``."""
     from harmony_viz._record import PromptSpec, ServerOptions, check_effort, record_server_batch
-    from harmony_viz.cli._record import prompt_specs
 
-    specs = prompt_specs(args)
     try:
         efforts = [check_effort(e) for e in args.effort.split(",") if e.strip()]
     except ValueError as exc:

@@ -41,7 +41,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from harmony_viz.render import RenderError, Role, render_conversation, render_conversation_for_completion
 
-    found = read_source(args.file, form={"harmony": "conversation", "chat": "chat"}.get(args.form))
+    found = read_source(args.file, args, form={"harmony": "conversation", "chat": "chat"}.get(args.form))
     if found.empty:  # an empty file, [] or whitespace: most likely the wrong file; nothing here to render
         raise CLIError(f"{found.name}: {found.form}, nothing to render; give Harmony conversation JSON or a Chat Completions request")
     try:

@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from harmony_viz.cli._common import CLIError, atomic_path, write_text
+from harmony_viz.cli._stats_output import name_unreadable, report_title, write_csv, write_rows
 
 _BIG_KINDS = ("parquet", "dataset", "jsonl.gz")
 
@@ -22,7 +23,6 @@ def wants_scale(args: argparse.Namespace, files: list[str]) -> bool:
 
 
 def run_at_scale(args: argparse.Namespace, files: list[str], unreadable: list[str], *, progress: bool | None) -> int:
-    from harmony_viz.cli._stats import name_unreadable, write_csv, write_rows
 
     _check(args)
     files = _whole_files(files, unreadable)
@@ -114,7 +114,6 @@ def _write(args: argparse.Namespace, files: list[str], out: str, progress: bool 
 
 def _report(args: argparse.Namespace, rows: str) -> None:
     from harmony_viz.charts import save_report
-    from harmony_viz.cli._stats import report_title
 
     with atomic_path(args.html) as tmp:
         save_report(Path(rows), tmp, title=report_title(args.files))

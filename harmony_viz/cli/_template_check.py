@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.cli._common import CLIError, command, difference_lines, write_json
+from harmony_viz.cli._common import CLIError, command, difference_lines, read_source, say_read, write_json
 
 EXAMPLES = """\
 examples:
@@ -62,6 +62,14 @@ def needs_templates_extra() -> None:
         raise CLIError(str(exc)) from None
 
 
+def read_request(path: str, args: argparse.Namespace) -> Any:
+    """The Chat Completions request in ``path``, read by the one reader (an ``Input``; ``say_read`` it once it is used)."""
+    found = read_source(path, args, form="chat")
+    if found.kind != "chat":
+        raise CLIError(f"{'stdin' if path == '-' else path}: {found.form}; the template lens compares a Chat Completions request")
+    return found
+
+
 def _is_dataset(path: Path) -> bool:
     """Parquet, JSONL, or a JSON array of request objects; anything else is one request (read by the one reader)."""
     if path.suffix == ".parquet" or path.name.endswith((".jsonl", ".jsonl.gz")):
@@ -100,10 +108,7 @@ def run(args: argparse.Namespace) -> int:
         if dataset:
             rows = read_requests(path, batch_size=args.batch_size)
         else:
-            from harmony_viz.cli._common import say_read
-            from harmony_viz.cli._template_page import read_request
-
-            found = read_request(args.file)
+            found = read_request(args.file, args)
             rows = iter([(0, found.value)])
         results = check_requests(rows, template, date=args.date, for_completion=args.for_completion)
         if not dataset:

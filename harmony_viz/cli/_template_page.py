@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
-from harmony_viz.cli._common import CLIError, read_source, say_read, write_page
+from harmony_viz.cli._common import CLIError, say_read, write_page
+from harmony_viz.cli._template_check import needs_templates_extra, read_request
 
 
 def run_template_page(args: argparse.Namespace) -> int:
     """Write the page for ``args.file`` (a Chat Completions request) against ``args.template``."""
     from harmony_viz._playground import comparison_json, template_page_html
-    from harmony_viz.cli._template_check import needs_templates_extra
     from harmony_viz.templates import LensError, TemplateSourceError, check_chat_template, compare, load_template
 
     needs_templates_extra()
@@ -22,7 +21,7 @@ def run_template_page(args: argparse.Namespace) -> int:
     except (TemplateSourceError, LensError) as exc:
         raise CLIError(f"--template: {exc}") from None
     origin = "stdin" if args.file == "-" else args.file
-    found = read_request(args.file)
+    found = read_request(args.file, args)
     try:
         result = compare(found.value, template, date=getattr(args, "date", None))
     except LensError as exc:
@@ -33,11 +32,3 @@ def run_template_page(args: argparse.Namespace) -> int:
     if out is not None:
         print(f"wrote {out} ({len(result.differences)} difference(s), {len(page) // 1024} KiB); open it in a browser", file=sys.stderr)
     return 0
-
-
-def read_request(path: str) -> Any:
-    """The Chat Completions request in ``path``, read by the one reader (an ``Input``; ``say_read`` it once it is used)."""
-    found = read_source(path, form="chat")
-    if found.kind != "chat":
-        raise CLIError(f"{'stdin' if path == '-' else path}: {found.form}; the template lens compares a Chat Completions request")
-    return found
