@@ -14,6 +14,7 @@ Modules, one job each:
 - ``_run``: the runner (``run_suite``: every case through every engine and API, a status each);
 - ``_report``: counts, the JSON report, JUnit XML, a failure in words; reading a saved report back;
 - ``_page``: the matrix page's data, drawn by the bundle's ``matrix_page.js``; ``_replays``: the replay pages it links to;
+- ``_check_suite``: the suite linter (``--check-suite``); ``_site``: the published site (``--merge ... --site``);
 - ``_command``: what ``harmony-viz conformance`` does once its arguments are read.
 
 This package sits above the server lens (and the replay page): it asks engines through
@@ -39,6 +40,8 @@ _HOMES: dict[str, str] = {
     "MergeError": "_report", "check_report": "_report", "conformance_report": "_report", "conformance_summary": "_report",
     "failure_text": "_report", "junit_xml": "_report", "read_report": "_report", "summary_line": "_report",
     "LEVELS": "_rules", "Rule": "_rules", "rules": "_rules", "rules_by_id": "_rules",
+    "Problem": "_check_suite", "check_suite": "_check_suite", "check_suite_command": "_check_suite",
+    "level_rates": "_report", "result_level": "_report", "write_site": "_site",
     "MATRIX_CLASSES": "_page", "conformance_page": "_page", "version_key": "_page",
     "ReplayPage": "_replays", "replay_pages": "_replays", "with_opener": "_replays",
     "OutputError": "_command", "Outputs": "_command", "merge_reports": "_command", "run_and_report": "_command", "write_replays": "_command",

@@ -19,7 +19,7 @@ from harmony_viz._replay import save_html
 from harmony_viz.conformance._known import Known, KnownKey, write_known
 from harmony_viz.conformance._page import conformance_page
 from harmony_viz.conformance._replays import Key, replay_pages, with_opener
-from harmony_viz.conformance._report import conformance_report, junit_xml, read_report, summary_line
+from harmony_viz.conformance._report import conformance_report, junit_xml, level_line, read_report, summary_line
 from harmony_viz.conformance._run import Outcome, Target, exit_status, run_suite
 from harmony_viz.conformance._case import Case
 from harmony_viz.inputs import InputError
@@ -75,7 +75,10 @@ def _say(outcomes: Sequence[Outcome], targets: Sequence[Target], out: TextIO, er
             print(f"harmony-viz conformance: {o.engine}: could not be asked: {o.reason}", file=err)
             said.add((o.engine, o.reason))
     for t in targets:
-        print(f"{t.engine}: " + summary_line([o for o in outcomes if o.engine == t.engine]), file=out)
+        mine = [o for o in outcomes if o.engine == t.engine]
+        print(f"{t.engine}: " + summary_line(mine), file=out)
+        if mine:
+            print(f"{t.engine} pass rate by level: " + level_line(mine), file=out)
     for o in outcomes:
         if o.status in ("fail", "fixed"):
             print(f"  {o.status.upper()} {o.case.id} [{o.engine} {o.api}]: {', '.join(o.codes) or o.reason}", file=out)

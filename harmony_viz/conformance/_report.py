@@ -11,11 +11,12 @@ from __future__ import annotations
 import gzip
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.conformance._case import FORMAT
+from harmony_viz.conformance._case import FORMAT, load_suite
+from harmony_viz.conformance._rules import LEVELS
 from harmony_viz.conformance._records import STATUSES, Outcome
 from harmony_viz.conformance._run import FAILING, Target
 
@@ -37,6 +38,56 @@ def summary_line(outcomes: Sequence[Outcome]) -> str:
     return ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items() if k != "total" and v) + f" of {counts['total']}"
 
 
+def _rate(statuses: Sequence[str]) -> dict[str, Any]:
+    """Passing (pass, fixed) of the results served (all but not-served), and the rate (None when nothing is served)."""
+    served = [s for s in statuses if s != "not-served"]
+    passing = sum(1 for s in served if s in ("pass", "fixed"))
+    return {"passing": passing, "served": len(served), "rate": round(passing / len(served), 4) if served else None}
+
+
+def level_rates(results: Sequence[Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    """The pass rate per engine and level: ``{engine: {level: {"passing", "served", "rate"}}}``.
+
+    ``results`` are outcomes or a report's result objects (their ``level`` read by :func:`result_level`).
+    """
+    out: dict[str, dict[str, list[str]]] = {}
+    for r in results:
+        if isinstance(r, Outcome):
+            engine, level, status = r.engine, r.case.level, r.status
+        else:
+            engine, level, status = r["engine"], result_level(r), r["status"]
+        out.setdefault(engine, {}).setdefault(level, []).append(status)
+    order = [*LEVELS, ""]
+    return {e: {lv: _rate(of[lv]) for lv in sorted(of, key=lambda x: order.index(x) if x in order else 9)} for e, of in out.items()}
+
+
+def level_line(outcomes: Sequence[Outcome]) -> str:
+    """The pass rate per level in words: ``must 40/52 (77%), should 10/41 (24%)``."""
+    parts = []
+    for engine_rates in level_rates(outcomes).values():
+        for level, r in engine_rates.items():
+            pct = f" ({r['rate']:.0%})" if r["rate"] is not None else ""
+            parts.append(f"{level or 'unrated'} {r['passing']}/{r['served']}{pct}")
+    return ", ".join(parts)
+
+
+_SHIPPED_LEVELS: dict[str, str] | None = None
+
+
+def result_level(r: Mapping[str, Any]) -> str:
+    """A saved result's level: its own ``level``, or, for a report from before levels (issue 34), its case's level in the shipped suite
+    found by the case id; "" when neither says."""
+    global _SHIPPED_LEVELS
+    if isinstance(r.get("level"), str) and r["level"]:
+        return str(r["level"])
+    if _SHIPPED_LEVELS is None:
+        try:
+            _SHIPPED_LEVELS = {c.id: c.level for c in load_suite()}
+        except Exception:  # noqa: BLE001 - a level is a label: without the suite an old result is unrated
+            _SHIPPED_LEVELS = {}
+    return _SHIPPED_LEVELS.get(str(r.get("case")), "")
+
+
 def engines_of(outcomes: Sequence[Outcome], targets: Sequence[Target]) -> list[dict[str, Any]]:
     """One entry per target: its name, URL, version (as it told it) and the APIs seen."""
     out = []
@@ -49,7 +100,8 @@ def engines_of(outcomes: Sequence[Outcome], targets: Sequence[Target]) -> list[d
 
 def conformance_report(outcomes: Sequence[Outcome], targets: Sequence[Target]) -> dict[str, Any]:
     """The ``--json`` report: ``{"format", "summary", "engines", "results"}``."""
-    return {"format": FORMAT, "summary": conformance_summary(outcomes), "engines": engines_of(outcomes, targets), "results": [o.to_json() for o in outcomes]}
+    return {"format": FORMAT, "summary": conformance_summary(outcomes), "levels": level_rates(outcomes), "engines": engines_of(outcomes, targets),
+            "results": [o.to_json() for o in outcomes]}
 
 
 def findings_of(o: Outcome) -> tuple[Any, ...]:
@@ -63,7 +115,8 @@ def _junit_case(suite: ET.Element, o: Outcome) -> None:
     case = ET.SubElement(suite, "testcase", classname=o.case.family, name=f"{o.case.name}[{o.engine}-{o.api}]",
                          time=f"{o.seconds + o.server_seconds:.3f}")
     props = ET.SubElement(case, "properties")
-    for key, value in (("engine", o.engine), ("engine_version", o.engine_version or ""), ("api", o.api), ("case", o.case.id), ("format", str(FORMAT))):
+    for key, value in (("engine", o.engine), ("engine_version", o.engine_version or ""), ("api", o.api), ("case", o.case.id), ("format", str(FORMAT)),
+                       ("level", o.case.level), ("rules", " ".join(o.case.rules)), *((("known_kind", o.known_kind),) if o.known_kind else ())):
         ET.SubElement(props, "property", name=key, value=value)
     if o.status == "fail":
         lines = [f"[{d.severity}] {d.code}: {d.message}" for d in findings_of(o) if d.severity in FAILING]

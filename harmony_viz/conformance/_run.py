@@ -38,22 +38,25 @@ class NoCaseError(ValueError):
     """No case of the suite matches the patterns given: one line."""
 
 
-def load_cases(paths: Sequence[str | Path] | None, patterns: Sequence[str] | None) -> list[Case]:
-    """The suite at ``paths`` (the shipped one for None), only the cases matching ``patterns``.
+def load_cases(paths: Sequence[str | Path] | None, patterns: Sequence[str] | None, levels: Sequence[str] | None = None) -> list[Case]:
+    """The suite at ``paths`` (the shipped one for None), only the cases matching ``patterns`` and at one of ``levels``.
 
     A case file that cannot be used is a SuiteError, no case left a NoCaseError: one line each.
     """
     cases = load_suite(paths)
     if patterns:
         cases = select(cases, patterns)
+    if levels:
+        cases = [c for c in cases if c.level in levels]
     if not cases:
-        raise NoCaseError(f"no case matches {', '.join(patterns or [])}")
+        asked = [*(patterns or []), *(f"level {lv}" for lv in levels or [])]
+        raise NoCaseError(f"no case matches {', '.join(asked)}")
     return cases
 
 
 def apis_of(case: Case) -> tuple[str, ...]:
-    """The API columns a case has: every API for an answer case, the prompt for a prompt case."""
-    return tuple(APIS) if case.kind == "answer" else (PROMPT_API,)
+    """The API columns a case has: every API for an answer case, the prompt for a prompt case, one column for a roundtrip or structured case."""
+    return tuple(APIS) if case.kind == "answer" else (PROMPT_API,) if case.kind == "prompt" else (case.kind,)
 
 
 def failing_codes(findings: Iterable[Any]) -> tuple[str, ...]:
@@ -124,6 +127,16 @@ def _prompts(cases: Sequence[Case], target: Target, known: Mapping[KnownKey, Kno
     return out
 
 
+def _generated(cases: Sequence[Case], target: Target, known: Mapping[KnownKey, Known], timeout: float) -> list[Outcome]:
+    """The roundtrip and structured cases through one target (``_roundtrip``, ``_structured``: families of their own)."""
+    from harmony_viz.conformance._roundtrip import roundtrip_outcomes
+    from harmony_viz.conformance._structured import structured_outcomes
+
+    trips, structured = [c for c in cases if c.kind == "roundtrip"], [c for c in cases if c.kind == "structured"]
+    got = roundtrip_outcomes(trips, target.engine, target.url, known, timeout=timeout) if trips else []
+    return got + (structured_outcomes(structured, target.engine, target.url, known, timeout=timeout) if structured else [])
+
+
 def run_suite(cases: Sequence[Case], targets: Sequence[Target], *, known: Mapping[KnownKey, Known] | None = None,
               timeout: float = 120.0) -> list[Outcome]:
     """Every case through every target, for every API its engine serves (the others are ``not-served``).
@@ -140,10 +153,10 @@ def run_suite(cases: Sequence[Case], targets: Sequence[Target], *, known: Mappin
         try:
             got = _answers(answers, target, known, timeout) if answers else []
             got += _prompts(prompts, target, known) if prompts else []
+            got += _generated(cases, target, known, timeout)
         except (ServerError, LaunchError, LensError, OSError) as exc:
             line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            got = [Outcome(case=c, engine=target.engine, api=api, status="error", reason=line) for c in answers for api in APIS]
-            got += [Outcome(case=c, engine=target.engine, api=PROMPT_API, status="error", reason=line) for c in prompts]
+            got = [Outcome(case=c, engine=target.engine, api=api, status="error", reason=line) for c in cases for api in apis_of(c)]
         out += got
     return out
 
