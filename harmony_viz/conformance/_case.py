@@ -23,9 +23,12 @@ SCHEMA_PATH = PACKAGE_DIR / "schema.json"
 SUITE_DIR = PACKAGE_DIR / "suite"
 KNOWN_DIR = PACKAGE_DIR / "known"  # the divergences measured on the shipped suite, one JSON-lines file an engine
 
-Kind = Literal["answer", "prompt"]
-KINDS: tuple[Kind, ...] = ("answer", "prompt")
-FIELDS = ("format", "id", "kind", "description", "tags", "provenance", "rules", "level", "text", "ids", "request")
+Kind = Literal["answer", "prompt", "roundtrip", "structured"]
+KINDS: tuple[Kind, ...] = ("answer", "prompt", "roundtrip", "structured")
+FIELDS = ("format", "id", "kind", "description", "tags", "provenance", "rules", "level", "text", "ids", "request", "shape", "then", "seeds")
+# How a round-trip case's client sends the engine's answer back (``_roundtrip``): Chat with the reasoning under
+# either field or none, Responses output items with their reasoning_text or with a summary only, or the stored response.
+SHAPES = ("chat-reasoning_content", "chat-reasoning", "chat-no-reasoning", "responses-reasoning_text", "responses-summary", "previous-response-id")
 REQUIRED = ("format", "id", "kind", "description", "tags", "provenance")
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9._-]*")
@@ -69,6 +72,9 @@ class Case:
     text: str | None = None
     rules: tuple[str, ...] = ()
     level: str = "must"
+    shape: str | None = None  # a roundtrip case's client shape (SHAPES)
+    then: tuple[dict[str, Any], ...] = field(default=(), hash=False)  # a roundtrip case's messages after the answer (user, tool)
+    seeds: tuple[int, ...] = ()  # a structured case's sampling seeds (empty: the runner's)
 
     @property
     def family(self) -> str:
@@ -93,6 +99,12 @@ class Case:
             out["ids"] = list(self.ids)
         if self.request:
             out["request"] = self.request
+        if self.shape is not None:
+            out["shape"] = self.shape
+        if self.then:
+            out["then"] = list(self.then)
+        if self.seeds:
+            out["seeds"] = list(self.seeds)
         return out
 
 
@@ -194,6 +206,30 @@ def _level(obj: Mapping[str, Any], rules: tuple[str, ...], kind: str, ids: tuple
     return "should" if kind == "answer" and ids is not None and stream_codes(ids) else "must"
 
 
+def _kind_fields(obj: Mapping[str, Any], kind: str, has_stream: bool, request: Mapping[str, Any], source: str) -> None:
+    """What a roundtrip case (a stream, a shape, what follows) and a structured case (a request with a format or a tool choice) need."""
+    if kind != "roundtrip" and any(k in obj for k in ("shape", "then")):
+        raise SuiteError(source, "'shape' and 'then' belong to a roundtrip case")
+    if kind != "structured" and "seeds" in obj:
+        raise SuiteError(source, "'seeds' belongs to a structured case")
+    if kind == "roundtrip":
+        if not has_stream:
+            raise SuiteError(source, "a roundtrip case needs the answer's stream: give 'text' or 'ids'")
+        if obj.get("shape") not in SHAPES:
+            raise SuiteError(source, f"shape is {_show(obj.get('shape'))}; a roundtrip case's shape is one of {', '.join(SHAPES)}")
+        then = obj.get("then")
+        if not isinstance(then, list) or not then or not all(isinstance(m, dict) and m.get("role") in ("user", "tool") for m in then):
+            raise SuiteError(source, "a roundtrip case needs 'then': the user or tool messages sent after the answer")
+    if kind == "structured":
+        if has_stream:
+            raise SuiteError(source, "a structured case has no stream (the engine generates it): drop 'text' and 'ids'")
+        if not request.get("response_format") and request.get("tool_choice") in (None, "auto", "none"):
+            raise SuiteError(source, "a structured case's request has a response_format, or a tool_choice that forces a call")
+        seeds = obj.get("seeds", [1])
+        if not isinstance(seeds, list) or not seeds or not all(type(x) is int for x in seeds):
+            raise SuiteError(source, f"field 'seeds' must be a non-empty array of integers, found {_show(seeds)}")
+
+
 def _ids(value: Any, source: str) -> tuple[int, ...]:
     from harmony_viz.tokens import check_ids
 
@@ -252,7 +288,8 @@ def case_from_json(obj: Any, source: str = "<case>") -> Case:
                                  "e.g. 'header/leading-space-channel'")
     kind = obj["kind"]
     if kind not in KINDS:
-        raise SuiteError(source, f"kind is {_show(kind)}; a case is 'answer' (a stream) or 'prompt' (a request alone)")
+        raise SuiteError(source, f"kind is {_show(kind)}; a case is 'answer' (a stream), 'prompt' (a request alone), "
+                                 "'roundtrip' (a stream sent back as history) or 'structured' (a request the engine generates for)")
     description = _string(obj, "description", source, one_line=True)
     tags = _tags(obj["tags"], source)
     provenance = _string(obj, "provenance", source)
@@ -271,13 +308,15 @@ def case_from_json(obj: Any, source: str = "<case>") -> Case:
             raise SuiteError(source, "a prompt case needs request.messages (the conversation the engine renders)")
         if text is not None or given_ids is not None:
             raise SuiteError(source, "a prompt case has no stream: drop 'text' and 'ids' (or make it an answer case)")
+    _kind_fields(obj, kind, text is not None or given_ids is not None, request, source)
     _check_schema(obj, source)
     ids: tuple[int, ...] | None = None
-    if kind == "answer":
+    if kind in ("answer", "roundtrip"):
         encoded = _encode(text, source) if text is not None else None  # text is checked even where ids win
         ids = given_ids if given_ids is not None else encoded
     return Case(id=case_id, kind=kind, description=description, tags=tags, provenance=provenance, ids=ids, request=request, source=source,
-                text=text, rules=rules, level=_level(obj, rules, kind, ids, source))
+                text=text, rules=rules, level=_level(obj, rules, kind, ids, source), shape=obj.get("shape"), then=tuple(obj.get("then") or ()),
+                seeds=tuple(obj.get("seeds") or ()))
 
 
 # --- the schema, the authority behind the checks above ------------------------------------

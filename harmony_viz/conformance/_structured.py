@@ -1,0 +1,181 @@
+"""The structured-output family (``structured/*``): the engine generates under its own grammar, and the stream must still be Harmony.
+
+A case is a request with a ``response_format`` (``json_object``, ``json_schema``) or a
+``tool_choice`` that forces a call (``required``, a named function), maybe with strict
+function schemas. Nothing is forced: the engine samples the tiny random model under the
+grammar it builds for the request, once per seed, and returns the token ids (``capture``).
+Whatever the random model writes inside the envelope passes; the envelope is checked: a
+header with a channel before the JSON, the JSON on the final channel, a call with its
+recipient (the named one), the stop token that ends the last message, and no finding of the
+scanner at warning or above. A stream cut off by ``max_tokens`` is judged as the prefix it is.
+
+The random model never ends an analysis by chance (one token in 200,000): a ``logit_bias`` on
+``<|end|>`` stands in for a trained model's ending it, so the stream reaches the JSON or the
+call; every other token is the engine's sampler under its own grammar.
+
+An engine with no generation here (SGLang's parser runs offline; the reference server's only
+generation is the forcing hook, with no grammar) is ``not-served``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harmony_viz.conformance._case import Case
+from harmony_viz.conformance._records import Known, KnownKey, Outcome
+from harmony_viz.findings import Codes, Finding
+
+STRUCTURED_API = "structured"  # the API column of a structured case: Chat Completions, generated freely
+SEEDS = (1, 2, 3)
+MAX_TOKENS = 64
+END_BIAS = {"200007": 20}  # <|end|>: see the module's docstring
+DEFAULT_USER = {"role": "user", "content": "What is the weather in Paris? Answer in JSON."}
+CALL, RETURN, CHANNEL, MESSAGE = 200012, 200002, 200005, 200008
+# What a cut stream cannot help: the end-of-stream findings of a prefix.
+CUT_CODES = frozenset({"eos-in-header", "eos-in-message", "call-incomplete", "call-cut-off"})
+
+CODES: Codes = {
+    "no-channel-header": ("error", "the completion does not open with a header naming a channel: JSON (or text) from the first token"),
+    "final-not-json": ("error", "a response format was asked and the finished final message is not JSON"),
+    "json-not-final": ("error", "a response format was asked and the turn ended without a final message"),
+    "call-missing": ("error", "the tool choice forces a call and the turn ended without one"),
+    "call-wrong-function": ("error", "the named tool choice's function is not the call's recipient"),
+    "stop-token-wrong": ("error", "the turn ended by itself on a stop token that does not end its last message (<|return|> after a final, <|call|> after a call)"),
+    "server-error": ("error", "the engine answered its own generation with an HTTP error"),
+}
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One seed's generation: the ids the engine returned, how it finished, its error, and the codes the envelope gives."""
+
+    seed: int
+    ids: tuple[int, ...]
+    finish_reason: str | None
+    error: str | None
+    codes: tuple[str, ...]
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        from harmony_viz.tokens import encoding
+
+        return {"seed": self.seed, "finish_reason": self.finish_reason, "error": self.error, "codes": list(self.codes),
+                "token_ids": list(self.ids), "text": encoding().decode(list(self.ids)) if self.ids else ""}
+
+
+@dataclass(frozen=True)
+class StructuredCheck:
+    """A structured case through one engine: every seed's generation, and the findings that decide it (one per code and seed)."""
+
+    file: str
+    engine: str
+    generations: tuple[Generation, ...]
+    discrepancies: tuple[Finding, ...]
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "engine": self.engine, "generations": [g.to_json() for g in self.generations],
+                "discrepancies": [{"code": d.code, "severity": d.severity, "message": d.message} for d in self.discrepancies]}
+
+
+def _wants(request: Mapping[str, Any]) -> tuple[bool, str | None, bool]:
+    """(JSON on the final channel, the named function or None, a call forced)."""
+    fmt = request.get("response_format") or {}
+    choice = request.get("tool_choice")
+    named = ((choice.get("function") or {}).get("name") if isinstance(choice, Mapping) else None)
+    return fmt.get("type") in ("json_object", "json_schema"), named, choice == "required" or named is not None
+
+
+def _opens_header(ids: Sequence[int]) -> bool:
+    """Whether a completion opens with a header: ``<|channel|>``, or a recipient (`` to=…``) in the role part."""
+    from harmony_viz.tokens import encoding
+
+    return ids[0] == CHANNEL or encoding().decode(list(ids[:3])).lstrip().startswith("to")
+
+
+def envelope_codes(ids: Sequence[int], finish_reason: str | None, request: Mapping[str, Any]) -> tuple[str, ...]:
+    """The codes of a generated completion (after ``<|start|>assistant``): the scanner's at warning or above, and the envelope's."""
+    from harmony_viz.conformance._run import FAILING
+    from harmony_viz.scanner import scan
+
+    ended = bool(ids) and ids[-1] in (CALL, RETURN)
+    cut = not ended
+    found = scan(list(ids), role="assistant")
+    codes = {d.code for d in found.diagnostics if d.severity in FAILING and not (cut and d.code in CUT_CODES)}
+    msgs = found.messages
+    wants_json, named, forced_call = _wants(request)
+    if ids and (not msgs or msgs[0].channel is None) and (ended or MESSAGE in ids or not _opens_header(ids)):
+        codes.add("no-channel-header")  # (a stream cut inside its first header, before <|message|>, may still name one)
+    for m in msgs:
+        if wants_json and m.channel == "final" and m.end is not None:
+            try:
+                json.loads(m.text)
+            except ValueError:
+                codes.add("final-not-json")
+    if ended and msgs:
+        last = msgs[-1]
+        if wants_json and last.channel != "final":
+            codes.add("json-not-final")
+        if forced_call and last.kind != "tool_call":
+            codes.add("call-missing")
+        if named and last.kind == "tool_call" and last.recipient != f"functions.{named}":
+            codes.add("call-wrong-function")
+        if (last.kind == "tool_call") != (ids[-1] == CALL):
+            codes.add("stop-token-wrong")
+    return tuple(sorted(codes))
+
+
+def _finding(code: str, seed: int, detail: str = "") -> Finding:
+    from harmony_viz.scanner import DIAGNOSTIC_CODES
+
+    severity, meaning = CODES.get(code) or DIAGNOSTIC_CODES.get(code) or ("error", code)
+    return Finding(code, severity, f"seed {seed}: {meaning}" + (f" ({detail})" if detail else ""))  # type: ignore[arg-type]
+
+
+def generate(case: Case, url: str, engine: str, seed: int, *, timeout: float) -> Generation:
+    """One free generation of the case's request at ``seed`` (temperature 1, ``END_BIAS``), and its codes."""
+    from harmony_viz.servers import capture
+
+    body = {**case.request, "messages": list(case.request.get("messages") or [DEFAULT_USER]), "seed": seed, "temperature": 1.0,
+            "logit_bias": {**END_BIAS, **(case.request.get("logit_bias") or {})}}
+    t0 = time.perf_counter()
+    run = capture(url, request=body, api="chat", max_tokens=MAX_TOKENS, timeout=timeout, engine=engine)
+    server = run.metadata.extra["server"]
+    final = server.get("final") or {}
+    finish = ((final.get("choices") or [{}])[0] or {}).get("finish_reason") if isinstance(final, Mapping) else None
+    ids = tuple(run.completion_token_ids)
+    error = server.get("error")
+    codes = ("server-error",) if error else envelope_codes(ids, finish, case.request)
+    return Generation(seed, ids, finish, error, codes, time.perf_counter() - t0)
+
+
+def structured_outcomes(cases: Sequence[Case], engine: str, url: str | None, known: Mapping[KnownKey, Known], *,
+                        timeout: float = 120.0) -> list[Outcome]:
+    """Every structured case through one engine, each seed generated freely; an unreachable server raises ServerError."""
+    from harmony_viz.conformance._run import _status
+    from harmony_viz.servers import engines
+
+    found = engines.get(engine)
+    if found.offline or url is None:
+        return [Outcome(case=c, engine=found.name, api=STRUCTURED_API, status="not-served",
+                        reason=f"{found.name} runs offline: its parser alone generates nothing") for c in cases]
+    version = found.version(engines.Probe(url))
+    if "chat" not in found.apis:
+        return [Outcome(case=c, engine=found.name, api=STRUCTURED_API, status="not-served", engine_version=version,
+                        reason=f"{found.name} serves no Chat Completions API: no response_format or tool_choice grammar to generate under")
+                for c in cases]
+    out = []
+    for c in cases:
+        t0 = time.perf_counter()
+        gens = tuple(generate(c, url, found.name, s, timeout=timeout) for s in (c.seeds or SEEDS))
+        findings = tuple(_finding(code, g.seed, (g.error or "").splitlines()[0][:200] if code == "server-error" else "") for g in gens for code in g.codes)
+        check = StructuredCheck(c.id, found.name, gens, findings, sum(g.seconds for g in gens))
+        codes = tuple(sorted({f.code for f in findings}))
+        status, reason, link, kind = _status(codes, known.get((c.id, found.name, STRUCTURED_API)))
+        out.append(Outcome(case=c, engine=found.name, api=STRUCTURED_API, status=status, codes=codes, engine_version=version, check=check,
+                           reason=reason, link=link, known_kind=kind, server_seconds=time.perf_counter() - t0))
+    return out
