@@ -8,6 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from _tool_schemas import objects
+
 from harmony_viz._lint import DeclaredTool, ToolParseError, tools_from_json, tools_from_typescript
 from harmony_viz._lint import read_typescript
 
@@ -128,19 +130,10 @@ _leaf = st.one_of(
 )
 
 
-def _object(children: st.SearchStrategy) -> st.SearchStrategy:
-    return st.dictionaries(_names, children, max_size=4).flatmap(
-        lambda props: st.builds(
-            lambda req: {"type": "object", "properties": props, **({"required": req} if req else {})},
-            st.lists(st.sampled_from(sorted(props)), unique=True) if props else st.just([]),
-        )
-    )
-
-
 _schema = st.recursive(
     _decorate(_leaf),
     lambda children: st.one_of(
-        _decorate(_object(children)),
+        _decorate(objects(children)),
         st.builds(lambda items: {"type": "array", "items": items}, children),
         st.builds(lambda a, b: {"oneOf": [a, b]}, _leaf, _leaf),
     ),
@@ -148,7 +141,7 @@ _schema = st.recursive(
 )
 
 
-@given(st.lists(st.tuples(_names, _descriptions, st.none() | _object(_schema)), min_size=1, max_size=3, unique_by=lambda t: t[0]))
+@given(st.lists(st.tuples(_names, _descriptions, st.none() | objects(_schema)), min_size=1, max_size=3, unique_by=lambda t: t[0]))
 def test_any_rendered_declaration_reads_back(reference_encoding, tools):
     text, parsed, again = _round_trip(reference_encoding, tools)
     assert [t.name for t in parsed] == [name for name, _d, _p in tools]

@@ -15,6 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
+from _tool_schemas import objects
+
 from harmony_viz._lint import declared_tools, lint
 from harmony_viz._lint import read_typescript
 from harmony_viz.render import Conversation, DeveloperContent, Message, SystemContent, ToolDescription, render_text
@@ -43,25 +45,16 @@ _leaf = st.one_of(
 )
 
 
-def _object(children: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
-    return st.dictionaries(_names, children, max_size=4).flatmap(
-        lambda props: st.builds(
-            lambda req: {"type": "object", "properties": props, **({"required": req} if req else {})},
-            st.lists(st.sampled_from(sorted(props)), unique=True) if props else st.just([]),
-        )
-    )
-
-
 _schema = st.recursive(
     _decorate(_leaf),
     lambda children: st.one_of(
-        _object(children),
+        objects(children),
         st.builds(lambda items: {"type": "array", "items": items}, children),
         st.builds(lambda a, b: {"oneOf": [a, b]}, st.sampled_from([{"type": "string"}, {"type": "number"}]), st.sampled_from([{"type": "boolean"}, {"type": "null"}])),
     ),
     max_leaves=6,
 )
-_tool_sets = st.lists(st.tuples(_names, _nasty, st.none() | _object(_schema)), min_size=1, max_size=3, unique_by=lambda t: t[0])
+_tool_sets = st.lists(st.tuples(_names, _nasty, st.none() | objects(_schema)), min_size=1, max_size=3, unique_by=lambda t: t[0])
 
 
 def _conversation(tools: list[tuple[str, str, dict[str, Any] | None]]) -> Conversation:

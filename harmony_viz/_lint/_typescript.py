@@ -220,19 +220,107 @@ def _parse_type_after(rest: str, lines: _Lines) -> dict[str, Any]:
     return _apply_array_suffix(_parse_inline(inline), tail)
 
 
-def _matching_brace(text: str) -> int:
-    """Where the ``{`` that starts ``text`` closes, outside quotes; -1 when not on this line."""
-    depth, in_str = 0, False
-    for k, ch in enumerate(text):
+# ---- the one tokenizer of a type's text: quotes, brackets and comments
+
+_OPENERS, _CLOSERS = "<{([", ">})]"
+_SEPARATORS = "|,;"
+# A quote ends a literal only when a separator, a closer or the end follows it: the renderers
+# write literals without escaping their quotes (``"say "hi", then"``). A quote after a
+# backslash never ends one: a hand-written literal escapes its quotes as JSON does.
+_LITERAL_END_RE = re.compile(r"\s*(\||,|;|\[\]|\)|\}|>|$)")
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    """A piece of a type's text: a ``literal`` (its quotes included), a ``comment`` (``//`` to the end),
+    an ``open`` or ``close`` bracket, a ``sep`` (``|``, ``,``, ``;``) or a run of other ``text``.
+
+    ``depth`` is the brackets open around the token (a pair's ``open`` and ``close`` share it)."""
+
+    kind: str
+    start: int
+    end: int
+    depth: int
+
+
+def _tokens(text: str) -> list[_Token]:
+    """``text`` cut into tokens; every splitter of the reader reads these, so all agree on what is quoted."""
+    out: list[_Token] = []
+    i, n, depth = 0, len(text), 0
+    while i < n:
+        ch = text[i]
         if ch == '"':
-            in_str = not in_str
-        elif not in_str and ch == "{":
+            end = _literal_end(text, i)
+            out.append(_Token("literal", i, end, depth))
+            i = end
+            continue
+        if text.startswith("//", i):
+            out.append(_Token("comment", i, n, depth))
+            break
+        if ch in _OPENERS:
+            out.append(_Token("open", i, i + 1, depth))
             depth += 1
-        elif not in_str and ch == "}":
-            depth -= 1
-            if depth == 0:
-                return k
-    return -1
+        elif ch in _CLOSERS and not (ch == ">" and text[i - 1 : i] == "="):  # ``=>`` is an arrow, not a bracket
+            depth = max(depth - 1, 0)
+            out.append(_Token("close", i, i + 1, depth))
+        elif ch in _SEPARATORS:
+            out.append(_Token("sep", i, i + 1, depth))
+        elif out and out[-1].kind == "text" and out[-1].end == i:
+            out[-1] = _Token("text", out[-1].start, i + 1, depth)
+        else:
+            out.append(_Token("text", i, i + 1, depth))
+        i += 1
+    return out
+
+
+def _literal_end(text: str, start: int) -> int:
+    """Where the literal whose opening quote is at ``start`` ends (after its closing quote; the end if none)."""
+    j, n = start + 1, len(text)
+    while j < n:
+        if text[j] == "\\":
+            j += 2
+            continue
+        if text[j] == '"' and _LITERAL_END_RE.match(text, j + 1):
+            return j + 1
+        j += 1
+    return n
+
+
+def _literal_value(literal: str) -> str:
+    """The string a quoted literal holds: JSON-unescaped when it was written with escapes, else as written."""
+    inner = literal[1:-1]
+    if '\\"' in inner:
+        try:
+            value = json.loads(literal)
+        except ValueError:
+            return inner
+        return value if isinstance(value, str) else inner
+    return inner
+
+
+def _matching_brace(text: str) -> int:
+    """Where the ``{`` that starts ``text`` closes; -1 when not on this line."""
+    return next((t.start for t in _tokens(text)[1:] if t.kind == "close" and t.depth == 0), -1)
+
+
+def _split_inline(rest: str) -> tuple[str, str]:
+    """Split ``"a" | "b"[], // default: a`` into the type and what follows it."""
+    stop = next((t.start for t in _tokens(rest) if t.depth == 0 and (t.kind == "comment" or (t.kind == "sep" and rest[t.start] == ",")
+                                                                  or (t.kind == "close" and rest[t.start] == ")"))), len(rest))  # fmt: skip
+    type_text = rest[:stop].rstrip()
+    m = re.search(r"(\[\])+$", type_text)
+    if m and len(_split_top(type_text, "|")) > 1:
+        # ``"p" | "q"[]`` is how an array of an enum is written: the brackets apply to
+        # the whole union.
+        return type_text[: m.start()], type_text[m.start() :] + rest[stop:]
+    return type_text, rest[stop:]
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """``text`` split on ``sep`` outside quotes and brackets (a comment is kept with the part it ends)."""
+    cuts = [t.start for t in _tokens(text) if t.kind == "sep" and t.depth == 0 and text[t.start] == sep]
+    parts = [text[a + 1 if a >= 0 else 0 : b].strip() for a, b in zip([-1, *cuts], [*cuts, len(text)])]
+    return [p for p in parts if p]
 
 
 def _apply_array_suffix(schema: dict[str, Any], tail: str) -> dict[str, Any]:
@@ -240,58 +328,6 @@ def _apply_array_suffix(schema: dict[str, Any], tail: str) -> dict[str, Any]:
         schema = {"type": "array", "items": schema}
         tail = tail[2:]
     return schema
-
-
-def _split_inline(rest: str) -> tuple[str, str]:
-    """Split ``"a" | "b"[], // default: a`` into the type and what follows it."""
-    i, n, depth = 0, len(rest), 0
-    while i < n:
-        ch = rest[i]
-        if ch == '"':
-            # The renderer does not escape quotes inside literals: a literal ends at a
-            # quote followed by a separator.
-            j = i + 1
-            while j < n:
-                if rest[j] == '"' and re.match(r"\s*(\||,|\[\]|$|\)|\}|>)", rest[j + 1 :]):
-                    break
-                j += 1
-            i = j + 1
-            continue
-        if ch in "<{([":
-            depth += 1
-        elif ch in ">}]" and depth > 0:
-            depth -= 1
-        elif ch == ")" and depth > 0:
-            depth -= 1
-        elif depth == 0 and (ch == "," or ch == ")" or rest.startswith("//", i)):
-            break
-        i += 1
-    type_text = rest[:i].rstrip()
-    m = re.search(r"(\[\])+$", type_text)
-    if m and "|" in type_text:
-        # ``"p" | "q"[]`` is how an array of an enum is written: the brackets apply to
-        # the whole union.
-        return type_text[: m.start()], type_text[m.start() :] + rest[i:]
-    return type_text, rest[i:]
-
-
-def _split_top(text: str, sep: str) -> list[str]:
-    """``text`` split on ``sep`` outside quotes and brackets."""
-    parts, cur, depth, in_str = [], [], 0, False
-    for ch in text:
-        if ch == '"':
-            in_str = not in_str
-        elif not in_str and ch in "<{([":
-            depth += 1
-        elif not in_str and ch in ">})]" and depth > 0:
-            depth -= 1
-        elif not in_str and depth == 0 and ch == sep:
-            parts.append("".join(cur).strip())
-            cur = []
-            continue
-        cur.append(ch)
-    parts.append("".join(cur).strip())
-    return [p for p in parts if p]
 
 
 def _parse_inline_object(body: str) -> dict[str, Any]:
@@ -312,26 +348,8 @@ def _parse_inline_object(body: str) -> dict[str, Any]:
     return out
 
 
-def _split_union(text: str) -> list[str]:
-    parts, depth, cur, in_str = [], 0, [], False
-    for k, ch in enumerate(text):
-        if ch == '"' and (not in_str or re.match(r"\s*(\||\[\]|$)", text[k + 1 :])):
-            in_str = not in_str
-        elif not in_str and ch in "<{([":
-            depth += 1
-        elif not in_str and ch in ">})]":
-            depth -= 1
-        elif not in_str and ch == "|" and depth == 0:
-            parts.append("".join(cur).strip())
-            cur = []
-            continue
-        cur.append(ch)
-    parts.append("".join(cur).strip())
-    return [p for p in parts if p]
-
-
 def _parse_inline(text: str) -> dict[str, Any]:
-    variants = _split_union(text)
+    variants = _split_top(text, "|")
     if not variants:
         raise ToolParseError(f"empty type in {text!r}")
     atoms = [_parse_atom(v) for v in variants]
@@ -364,7 +382,7 @@ def _parse_atom(text: str) -> dict[str, Any]:
     while text.endswith("[]"):
         text, suffix = text[:-2].rstrip(), suffix + "[]"
     if text.startswith('"') and text.endswith('"') and len(text) >= 2:
-        schema: dict[str, Any] = {"const": text[1:-1]}
+        schema: dict[str, Any] = {"const": _literal_value(text)}
     elif text in _PRIMITIVES:
         schema = {"type": _PRIMITIVES[text]}
     elif text == "any":
@@ -500,13 +518,8 @@ def _trailing_comment(lines: _Lines) -> str | None:
     # The field's line (or the closing '}' / ',' line of a multi-line type) was the last
     # one taken; its trailing ``// …`` is the default or a note.
     line = lines.items[lines.i - 1][0]
-    in_str = False
-    for k, ch in enumerate(line):
-        if ch == '"':
-            in_str = not in_str
-        elif not in_str and line.startswith("//", k):
-            return line[k + 2 :].strip()
-    return None
+    comment = next((t for t in _tokens(line) if t.kind == "comment"), None)
+    return line[comment.start + 2 :].strip() if comment is not None else None
 
 
 def _plausible_next(line: str) -> bool:
