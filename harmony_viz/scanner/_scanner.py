@@ -30,7 +30,7 @@ from harmony_viz.findings import Span, with_article
 from harmony_viz.scanner._arguments import is_complete_json, is_json_call, parse_arguments
 from harmony_viz.scanner._codes import DIAGNOSTIC_CODES
 from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, MessageEnd, MessageStart, ScanState, Snapshot, Terminator, ToolCallEnd, ToolCallStart
-from harmony_viz.scanner._header import ROLES, Header, header_warnings, parse_header, split_stripped
+from harmony_viz.scanner._header import ROLES, Header, RawDiag, header_warnings, parse_header, split_stripped
 from harmony_viz.scanner._pieces import Piece, slice_pieces, unit_end, unit_start
 from harmony_viz.scanner._vocab import CONTROL_IDS, ENDOFTEXT, ENDOFTEXT_LITERAL, ID_BY_LITERAL, LITERAL_BY_ID, N_VOCAB, tables
 from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, SPECIAL_TOKENS, START, id_error, special_by_id, special_by_literal
@@ -66,6 +66,12 @@ _PREFIXES = frozenset(t.literal[:k] for t in SPECIAL_TOKENS for k in range(1, le
 # ContentDelta is a NamedTuple; building it through tuple.__new__ skips its Python-level __new__.
 _new_tuple = tuple.__new__
 _PREVIEW = 256  # Snapshot.pending_header keeps this many characters, so snapshots stay O(1)
+# Headers repeat (`assistant<|channel|>analysis`, …): each one read is kept, by its text, the
+# prompt role and whether the stream is a completion, with its kind and warnings; a Header is
+# not changed once read. Only short ones, and only so many (cleared when full).
+_Read = tuple[Header, str, list[RawDiag]]
+_READ_HEADERS: dict[tuple[str, str | None, bool], _Read] = {}
+_READ_HEADERS_KEPT = 1024
 
 class Scanner:
     """Streaming Harmony scanner: ``feed`` chunks of text or token ids, then ``flush``.
@@ -82,7 +88,7 @@ class Scanner:
     """
 
     __slots__ = (
-        "_role", "_mode", "_pos", "_state", "_out", "_clean", "_hot", "_fast", "_raw",
+        "_role", "_mode", "_pos", "_state", "_out", "_clean", "_hot", "_fast", "_by_id", "_raw",
         "_held", "_held_text", "_dec", "_dec_start",
         "_hdr", "_hdr_start", "_hdr_role", "_preview", "_outside",
         "_msg", "_nmsg", "_ndiag", "_m", "_kind", "_call", "_args",
@@ -102,6 +108,7 @@ class Scanner:
         self._clean = self._hot = False
         # The vocabulary's tables come with the first token ids: text never needs them.
         self._fast: Callable[[Any], str | None] = _no_fast
+        self._by_id: list[str | None] = []
         self._raw: list[bytes] = []
         self._held: list[Piece] = []
         self._held_text = ""
@@ -137,14 +144,22 @@ class Scanner:
 
     def feed(self, chunk: str | Sequence[int]) -> list[Event]:
         """Scan the next chunk (Harmony text, or token ids); returns the events it completed."""
-        if self._hot and len(chunk) == 1:
-            # One body token at a time, the commonest call when replaying a stream.
-            text = self._fast(chunk[0])
-            if text:
-                pos = self._pos
-                # One int object shared by the delta's end and the position (a trace keeps both).
-                self._pos = end = pos + 1
-                return [_new_tuple(ContentDelta, (self._msg, self._kind, text, pos, end))]
+        if len(chunk) == 1:
+            tid = chunk[0]
+            if self._hot:
+                # One body token at a time, the commonest call when replaying a stream: a list
+                # index (not a dict lookup); a negative id, or no int, takes the way below.
+                try:
+                    text = self._by_id[tid] if tid >= 0 else None
+                except (IndexError, TypeError):
+                    text = None
+                if text:
+                    pos = self._pos
+                    # One int object shared by the delta's end and the position (a trace keeps both).
+                    self._pos = end = pos + 1
+                    return [_new_tuple(ContentDelta, (self._msg, self._kind, text, pos, end))]
+            if self._mode == "tokens" and not isinstance(chunk, str):
+                return self._feed_one(tid)
         if isinstance(chunk, str):
             return self._feed_text(chunk)
         if self._mode != "tokens":
@@ -154,7 +169,7 @@ class Scanner:
                 return []
             self._mode = "tokens"
             t = tables()
-            self._fast, self._raw = t.fast.get, t.raw
+            self._fast, self._by_id, self._raw = t.fast.get, t.by_id, t.raw
         out = self._out = []
         fast = self._fast
         pos = self._pos
@@ -184,6 +199,20 @@ class Scanner:
                 out.append(_new_tuple(ContentDelta, (self._msg, self._kind, text, run, pos)))
                 return out
             self._body_text(text, run, pos)
+        if self._run is not None:
+            self._flush_run()
+        return out
+
+    def _feed_one(self, tid: Any) -> list[Event]:
+        """One token that needs more than the hot path (a header's, a stop token, a tool call's): no loop to set up."""
+        out = self._out = []
+        pos = self._pos
+        text = self._fast(tid) if self._clean else None
+        if text is not None:
+            self._body_text(text, pos, pos + 1)
+        else:
+            self._token(tid)
+        self._pos = pos + 1
         if self._run is not None:
             self._flush_run()
         return out
@@ -283,7 +312,8 @@ class Scanner:
                 self._tail_other = True
             return
         if tid in CONTROL_IDS:
-            self._drain()
+            if self._held or self._dec_start >= 0:
+                self._drain()
             self._control(tid, pos, pos + 1)
         elif tid < 0 or tid >= N_VOCAB:
             raise id_error(pos, tid)
@@ -296,6 +326,8 @@ class Scanner:
             literal = special.literal if special is not None else f"<|reserved_{tid}|>"
             self._diag("reserved-token", f"reserved special token {literal} ({tid}) read as text", pos, pos + 1)
             self._text(literal, pos, pos + 1)
+        elif self._dec_start < 0 and not self._held and (text := self._by_id[tid]) is not None:
+            self._text(text, pos, pos + 1)  # whole characters, no `<`: what _lex does with it
         else:
             raw = self._raw[tid]
             text = None
@@ -485,25 +517,35 @@ class Scanner:
 
     def _open_header(self, end: int) -> None:
         pieces = self._hdr
-        text = "".join(p[0] for p in pieces)
-        h = parse_header(text, self._hdr_role, salvage=False, completion=self._role is not None)
-        self._open(h, self._hdr_start, end, pieces)
+        text = "".join([p[0] for p in pieces])
+        key = (text, self._hdr_role, self._role is not None)
+        read = _READ_HEADERS.get(key)
+        if read is None:
+            h = parse_header(text, self._hdr_role, salvage=False, completion=self._role is not None)
+            read = (h, h.kind, header_warnings(h, 0))
+            if len(text) <= _PREVIEW:
+                if len(_READ_HEADERS) >= _READ_HEADERS_KEPT:
+                    _READ_HEADERS.clear()
+                _READ_HEADERS[key] = read
+        self._open(read[0], self._hdr_start, end, pieces, read=read)
 
-    def _open(self, h: Header, start: int, end: int, pieces: list[Piece], *, warn: bool = True) -> None:
+    def _open(self, h: Header, start: int, end: int, pieces: list[Piece], *, warn: bool = True, read: _Read | None = None) -> None:
         """Emit the start of a message (and of its tool call), then read its body.
 
-        ``warn``: add the header warnings; off for implied or salvaged headers, whose error says enough.
+        ``warn``: add the header warnings; off for implied or salvaged headers, whose error says
+        enough. ``read``: the header's kind and warnings when already worked out.
         """
         self._msg = index = self._nmsg
         self._nmsg += 1
         self._m = h
-        self._kind = kind = h.kind
+        self._kind = kind = h.kind if read is None else read[1]
         self._emit(MessageStart(index, h.role, h.name, h.recipient, h.channel, h.content_type, kind, start, end))
         for code, message, c0, c1 in h.diags:
             u0, u1 = (unit_start(pieces, c0), unit_end(pieces, c1)) if pieces else (start, end)
             self._diag(code, message, u0, max(u0, u1))
-        for code, message, _, _ in header_warnings(h, 0) if warn else ():
-            self._diag(code, message, start, end)
+        if warn:
+            for code, message, _, _ in header_warnings(h, 0) if read is None else read[2]:
+                self._diag(code, message, start, end)
         if kind == "tool_call":
             recipient = h.recipient or ""
             namespace, dot, rest = recipient.partition(".")
@@ -571,9 +613,10 @@ class Scanner:
 
     def _resolve_outside(self, tid: int | None, at: int) -> None:
         """Text between messages, settled when the next <|start|> or the end arrives."""
-        pieces, self._outside = self._outside, []
+        pieces = self._outside
         if not pieces:
             return
+        self._outside = []
         text = "".join(p[0] for p in pieces)
         if text.isspace():
             self._diag("whitespace-outside-message", f"{text!r} between messages (a display separator?); ignored", pieces[0][1], pieces[-1][2])
