@@ -58,6 +58,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                     help="collect the conformance suite: one test per case, engine and API, named family/name[engine-api]")
     group.addoption("--harmony-select", action="append", dest="harmony_select", metavar="PATTERN",
                     help="only the cases whose id matches (fnmatch, e.g. 'header/*'; repeatable)")
+    group.addoption("--harmony-level", action="append", dest="harmony_level", choices=("must", "should", "may"),
+                    help="only the cases at this level (repeatable); each test also has its level as a keyword (-k must)")
     group.addoption("--harmony-known", dest="harmony_known", metavar="FILE",
                     help="known divergences (JSON lines of case, engine, api, codes, reason, link): strict xfails")
     group.addoption("--harmony-suite", action="append", dest="harmony_suite", metavar="DIR|FILE",
@@ -135,7 +137,8 @@ class Suite:
             raise pytest.UsageError(f"--harmony-conformance: name at least one engine: {flags}")
         self.known_path = config.getoption("harmony_known")
         try:
-            self.cases: list[Case] = load_cases(config.getoption("harmony_suite"), config.getoption("harmony_select"))
+            self.cases: list[Case] = load_cases(config.getoption("harmony_suite"), config.getoption("harmony_select"),
+                                                     config.getoption("harmony_level"))
             known = read_known(self.known_path) if self.known_path else {}
         except (SuiteError, NoCaseError, KnownError) as exc:
             raise pytest.UsageError(f"--harmony-conformance: {exc}") from None
@@ -152,6 +155,7 @@ SUITE = pytest.StashKey[Suite]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "harmony_level(level): a conformance case's level, must, should or may (issue 34)")
     if config.getoption("harmony_conformance", False):
         config.stash[SUITE] = Suite(config)
 
@@ -222,14 +226,17 @@ class EngineSuite(pytest.Collector):
     def collect(self) -> list[pytest.Item]:
         from harmony_viz.conformance import apis_of
 
+        # The node id stays family/name[engine-api] (CI configs and --deselect lines name tests by it); the level is a marker and a keyword.
         out: list[pytest.Item] = []
         for case in self.suite.cases:
             for api in apis_of(case):
                 name = f"{case.id}[{self.target.engine}-{api}]"
                 item = CaseItem.from_parent(self, name=name, nodeid=name, case=case, engine=self.target.engine, api=api)
+                item.add_marker(pytest.mark.harmony_level(case.level))
                 known = self.suite.runs.known.get((case.id, self.target.engine, api))
                 if known is not None:
-                    reason = "known divergence " + ", ".join(sorted(known.codes)) + (f": {known.reason}" if known.reason else "") + (f" ({known.link})" if known.link else "")
+                    reason = ("known divergence " + ", ".join(sorted(known.codes)) + (f": {known.reason}" if known.reason else "")
+                              + (f" ({known.link})" if known.link else "") + f" [{known.kind}]")
                     item.add_marker(pytest.mark.xfail(reason=reason, strict=not self.suite.allow_fixed, raises=KnownDivergence))
                 out.append(item)
         return out
@@ -247,7 +254,7 @@ class CaseItem(pytest.Item):
         self.case = case
         self.engine = engine
         self.api = api
-        self.extra_keyword_matches.update({case.family, engine, api})
+        self.extra_keyword_matches.update({case.family, engine, api, case.level})  # -k must: the level selects too
         self.result: Outcome | None = None
 
     @property
@@ -260,7 +267,7 @@ class CaseItem(pytest.Item):
             pytest.fail(got, pytrace=False)
         self.result = got
         self.user_properties += [("engine", self.engine), ("engine_version", got.engine_version or ""), ("api", self.api),
-                                 ("case", self.case.id), ("status", got.status)]
+                                 ("case", self.case.id), ("status", got.status), ("level", self.case.level), ("rules", " ".join(self.case.rules))]
         if got.status == "error":
             pytest.fail(f"{self.engine} could not be asked: {got.reason}", pytrace=False)
 

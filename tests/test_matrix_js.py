@@ -18,3 +18,12 @@ def test_the_matrix_pure_logic_passes_its_node_tests() -> None:
     out = run_node_tests("test/matrix.test.mjs", {})
     assert re.search(rf"^# pass {UNIT_TESTS}$", out, re.M), out[-2000:]
     assert re.search(r"^# fail 0$", out, re.M)
+
+
+LEVEL_TESTS = 2  # the tests in matrix_levels.test.mjs
+
+
+def test_the_matrix_levels_and_triage_pass_their_node_tests() -> None:
+    out = run_node_tests("test/matrix_levels.test.mjs", {})
+    assert re.search(rf"^# pass {LEVEL_TESTS}$", out, re.M), out[-2000:]
+    assert re.search(r"^# fail 0$", out, re.M)

@@ -13,7 +13,7 @@ from typing import Any
 
 from harmony_viz.conformance._records import KNOWN_KINDS, Known, KnownKey, Outcome
 
-__all__ = ["KNOWN_KINDS", "Known", "KnownError", "KnownKey", "read_known", "write_known"]
+__all__ = ["KNOWN_KINDS", "Known", "KnownError", "KnownKey", "read_known", "shipped_known", "write_known"]
 
 
 class KnownError(ValueError):
@@ -64,3 +64,22 @@ def write_known(outcomes: Iterable[Outcome], path: str | Path, *, reason: str = 
              for o in outcomes if o.status in ("fail", "known")]
     Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return len(lines)
+
+
+_SHIPPED: dict[KnownKey, Known] | None = None
+
+
+def shipped_known() -> dict[KnownKey, Known]:
+    """Every divergence of the shipped known files (``known/``), read once; empty where one cannot be read (they are labels)."""
+    global _SHIPPED
+    if _SHIPPED is None:
+        from harmony_viz.conformance._case import KNOWN_DIR
+
+        found: dict[KnownKey, Known] = {}
+        for path in sorted(KNOWN_DIR.glob("*.jsonl")):
+            try:
+                found.update(read_known(path))
+            except KnownError:
+                continue
+        _SHIPPED = found
+    return _SHIPPED

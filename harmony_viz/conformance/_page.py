@@ -30,7 +30,8 @@ from harmony_viz._replay import script_json
 from harmony_viz._static import asset_text
 from harmony_viz.conformance._case import load_suite
 from harmony_viz.conformance._replays import Key
-from harmony_viz.conformance._report import check_report
+from harmony_viz.conformance._report import check_report, result_known_kind, result_level
+from harmony_viz.conformance._rules import LEVELS
 from harmony_viz.conformance._run import PROMPT_API
 from harmony_viz.servers import APIS, engines
 
@@ -45,6 +46,12 @@ MATRIX_CLASSES: tuple[tuple[str, str, str, str], ...] = (
     ("fixed", "★", "fixed", "listed as a known divergence, and it now passes"),
     ("not-served", "–", "not served", "the engine has no such API, or cannot show such a prompt"),
     ("error", "⚠", "error", "the engine could not be asked at all"),
+)
+# A failure's triage (a known divergence's kind), in the legend's order: (kind, label, what it means).
+KNOWN_KIND_LABELS: tuple[tuple[str, str, str], ...] = (
+    ("bug", "bug", "a known divergence reported upstream (or drafted as a report): the engine's to fix"),
+    ("intentional", "intentional", "a known divergence that is the engine's documented choice"),
+    ("research-needed", "research needed", "a known divergence nobody has traced yet"),
 )
 UNKNOWN_VERSION = "?"
 DETAIL_FINDINGS = 4  # findings a cell's tooltip names, the rest counted
@@ -86,6 +93,14 @@ def _shipped_descriptions() -> dict[str, str]:
     try:
         return {c.id: c.description for c in load_suite()}
     except Exception:  # noqa: BLE001 - a description is a tooltip: without the suite a row shows its id alone
+        return {}
+
+
+@lru_cache(maxsize=1)
+def _shipped_levels() -> dict[str, str]:
+    try:
+        return {c.id: c.level for c in load_suite()}
+    except Exception:  # noqa: BLE001 - a level is a label: without the suite an old result is unrated
         return {}
 
 
@@ -186,7 +201,7 @@ def _results(reports: Sequence[Mapping[str, Any]], labels: Mapping[tuple[int, st
             twice += key in out
             out[key] = {"case": r["case"], "engine": r["engine"], "version": version, "api": r["api"], "status": r["status"],
                         "family": str(r.get("family") or r["case"].split("/", 1)[0]), "kind": str(r.get("kind") or ""),
-                        "codes": sorted(set(r.get("codes") or ())), "severity": _worst(r),
+                        "codes": sorted(set(r.get("codes") or ())), "severity": _worst(r), "level": result_level(r), "knownKind": result_known_kind(r),
                         "href": hrefs.get((r["case"], r["engine"], r["api"], r.get("engine_version")), ""), "details": _details(r)}
     return list(out.values()), twice
 
@@ -196,13 +211,16 @@ def matrix_data(reports: Sequence[Mapping[str, Any]], *, sources: Sequence[str |
     """What the matrix page draws (its JSON island); ``conformance_page`` takes the same arguments."""
     reports = [check_report(r, f"report {i + 1}") for i, r in enumerate(reports)]
     descriptions = dict(_shipped_descriptions())
+    levels = dict(_shipped_levels())
     for o in outcomes or ():
         descriptions[o.case.id] = o.case.description
+        levels[o.case.id] = o.case.level
     labels, said = _version_labels(reports, sources)
     results, twice = _results(reports, labels, dict(links or {}))
     first_seen: dict[str, dict[str, str]] = {}
     for r in results:
-        first_seen.setdefault(r["case"], {"id": r["case"], "family": r["family"], "kind": r["kind"], "description": descriptions.get(r["case"], "")})
+        first_seen.setdefault(r["case"], {"id": r["case"], "family": r["family"], "kind": r["kind"], "description": descriptions.get(r["case"], ""),
+                                          "level": r["level"] or levels.get(r["case"], "")})
     names = _ordered((r["engine"] for r in results), _engine_order())
     return {
         "title": title or "Harmony conformance matrix", "reports": len(reports), "engineLines": _engine_lines(reports, labels),
@@ -211,6 +229,7 @@ def matrix_data(reports: Sequence[Mapping[str, Any]], *, sources: Sequence[str |
         "engines": names, "versions": {e: sorted({r["version"] for r in results if r["engine"] == e}, key=version_key) for e in names},
         "versionTitles": _version_titles(labels, said, sources), "apis": _api_order(), "cases": list(first_seen.values()),
         "results": [{k: v for k, v in r.items() if k not in ("family", "kind")} for r in results], "twice": twice,
+        "levels": list(LEVELS), "knownKinds": [{"kind": k, "label": label, "what": what} for k, label, what in KNOWN_KIND_LABELS],
     }
 
 

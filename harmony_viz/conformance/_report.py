@@ -88,6 +88,19 @@ def result_level(r: Mapping[str, Any]) -> str:
     return _SHIPPED_LEVELS.get(str(r.get("case")), "")
 
 
+def result_known_kind(r: Mapping[str, Any]) -> str:
+    """A saved result's triage: its own ``known_kind``, else, for a failure, the kind of the shipped known divergence of the same case,
+    engine and API failing with the same codes (reports made without ``--known`` say none); "" for none."""
+    from harmony_viz.conformance._known import shipped_known
+
+    if isinstance(r.get("known_kind"), str) and r["known_kind"]:
+        return str(r["known_kind"])
+    if r.get("status") not in ("fail", "known"):
+        return ""
+    known = shipped_known().get((str(r.get("case")), str(r.get("engine")), str(r.get("api"))))
+    return known.kind if known is not None and known.codes == frozenset(r.get("codes") or ()) else ""
+
+
 def engines_of(outcomes: Sequence[Outcome], targets: Sequence[Target]) -> list[dict[str, Any]]:
     """One entry per target: its name, URL, version (as it told it) and the APIs seen."""
     out = []

@@ -1,7 +1,8 @@
 // The matrix page's DOM: the lines, the filters, the table, the legend; and the filters applied to it.
 // Every row, column and cell carries data- attributes a script (or a test) can drive.
 import { h, scrollRegion } from "../shared/dom";
-import { CHANGES, enginesText, ordered, summaryText, tooltip } from "./model";
+import { levelsOf } from "./filter";
+import { CHANGES, enginesText, knownKindCounts, levelRates, ordered, rateText, summaryText, tooltip } from "./model";
 import type { Cell, Column, FilterState, Model } from "./types";
 
 type Labels = Record<string, string>;
@@ -44,6 +45,11 @@ function filters(m: Model): HTMLFormElement {
   });
   const engines = [...new Set(m.columns.map((c) => c.engine))].map((e) => checkbox("engine", e, e));
   const apis = ordered(m.columns.map((c) => c.api), m.data.apis).map((a) => checkbox("api", a, a));
+  const levels = levelsOf(m).map((l) => {
+    const box = checkbox("level", l, l || "unrated");
+    box.append(" ", h("small", {}, `(${m.rows.filter((r) => (r.level ?? "") === l).length})`));
+    return box;
+  });
   const more = [
     checkbox("unserved", null, "hide columns nothing is served in",
       "columns with no served result in the rows shown (the engine has no such API, or the cases shown do not ask it)"),
@@ -53,7 +59,8 @@ function filters(m: Model): HTMLFormElement {
   const search = h("label", {}, "case ");
   search.append(h("input", { type: "search", "data-filter": "text", placeholder: "id contains…", size: "16" }));
   more.push(search);
-  form.append(fieldset("family", "family", fams, true), fieldset("status", "status", classes, true), fieldset("engine", "engine", engines, false),
+  form.append(fieldset("family", "family", fams, true), ...(levels.length ? [fieldset("level", "level", levels, false)] : []),
+    fieldset("status", "status", classes, true), fieldset("engine", "engine", engines, false),
     fieldset("api", "API", apis, false), fieldset("more", "show", more, false),
     h("span", { class: "shown", "data-hv": "shown" }, `${m.rows.length} of ${m.rows.length} cases shown`));
   return form;
@@ -100,13 +107,15 @@ function head(m: Model): HTMLTableSectionElement {
 function cell(c: Cell, labels: Labels, symbols: Labels): HTMLTableCellElement {
   const td = h("td", { class: `c c-${c.cls}`, title: tooltip(c, labels), "data-hv": "cell", "data-col": String(c.col), "data-case": c.case,
     "data-engine": c.engine, "data-version": c.version, "data-api": c.api, "data-status": c.status, "data-severity": c.severity,
-    "data-class": c.cls, "data-codes": c.codes.join(" "), ...(c.change ? { "data-change": c.change } : {}) });
+    "data-class": c.cls, "data-codes": c.codes.join(" "), ...(c.change ? { "data-change": c.change } : {}),
+    ...(c.knownKind ? { "data-known-kind": c.knownKind } : {}), ...(c.level ? { "data-level": c.level } : {}) });
   const inner: Node[] = [h("span", { class: "sym", "aria-hidden": "true" }, symbols[c.cls]), h("span", { class: "lbl" }, labels[c.cls])];
   if (c.codes.length) {
     const codes = h("span", { class: "codes" });
     codes.append(...c.codes.map((code) => h("span", {}, code)));
     inner.push(codes);
   }
+  if (c.knownKind) inner.push(h("span", { class: `kk kk-${c.knownKind}`, "data-hv": "known-kind" }, c.knownKind === "research-needed" ? "research" : c.knownKind));
   if (c.change) inner.push(h("span", { class: `chg chg-${c.change}`, "data-hv": "change" }, `${CHANGES[c.change][0]} ${CHANGES[c.change][1]} ${c.version}`));
   if (c.href) {
     const a = h("a", { href: c.href, "data-hv": "replay-link" });
@@ -126,10 +135,12 @@ function body(m: Model, labels: Labels, symbols: Labels): HTMLTableSectionElemen
     famRow.appendChild(th);
     tbody.appendChild(famRow);
     for (const r of rows) {
-      const tr = h("tr", { "data-hv": "case", "data-case": r.id, "data-family": f, "data-kind": r.kind, "data-changes": String(r.changes) });
+      const tr = h("tr", { "data-hv": "case", "data-case": r.id, "data-family": f, "data-kind": r.kind, "data-changes": String(r.changes),
+        ...(r.level ? { "data-level": r.level } : {}) });
       const name = h("th", { class: "case", title: r.id + (r.description ? `: ${r.description}` : ""), "data-description": r.description },
         r.id.split("/").slice(1).join("/") || r.id);
       if (r.kind === "prompt") name.append(" ", h("small", { class: "kind" }, "prompt"));
+      if (r.level) name.append(" ", h("small", { class: `lvl lvl-${r.level}`, title: `level ${r.level}` }, r.level));
       tr.appendChild(name);
       m.columns.forEach((c) => {
         const found = r.cells.get(c.index);
@@ -164,7 +175,16 @@ function legend(m: Model): HTMLElement {
     li.append(h("span", { class: `c c-${k.cls} chip` }, k.symbol), " ", h("b", {}, k.label), `: ${k.what}`);
     list.appendChild(li);
   }
-  section.append(h("h2", {}, "Legend"), list, h("p", {}, "A cell shows its symbol and the codes of its failing findings (warning or above); "
+  const kinds = m.data.knownKinds ?? [];
+  const kindList = h("ul", { "data-hv": "known-kinds" });
+  for (const k of kinds) {
+    const li = h("li");
+    li.append(h("span", { class: `kk kk-${k.kind}` }, k.kind === "research-needed" ? "research" : k.kind), " ", h("b", {}, k.label), `: ${k.what}`);
+    kindList.appendChild(li);
+  }
+  section.append(h("h2", {}, "Legend"), list, ...(kinds.length ? [h("p", {}, "A failing cell that a known divergence covers says its triage:"), kindList] : []),
+    h("p", {}, "Levels: must (the format decides, on a well-formed stream), should (recovery from malformed model output), may (our choice where the format leaves it open)."),
+    h("p", {}, "A cell shows its symbol and the codes of its failing findings (warning or above); "
     + "its tooltip gives the findings' messages. A row's tooltip is the case's description."));
   if (m.multiVersion) {
     const p = h("p", {}, "Versions: each engine's versions are ordered numerically; a cell that differs from the same engine and API's previous version is marked ");
@@ -189,7 +209,11 @@ export function drawPage(host: HTMLElement, m: Model): void {
     summaryText(m));
   for (const k of m.data.classes) summary.setAttribute(`data-${k.cls}`, String(m.counts[k.cls]));
   for (const k of Object.keys(CHANGES) as Array<keyof typeof CHANGES>) summary.setAttribute(`data-changes-${k}`, String(m.changes[k]));
-  host.append(h("h1", { "data-hv": "page-title" }, m.data.title), h("p", { class: "line", "data-hv": "engines" }, enginesText(m.data)), summary,
+  const rates = levelRates(m).filter((r) => r.level);
+  const ratesLine = h("p", { class: "line", "data-hv": "level-rates" },
+    rates.length ? "pass rate by level: " + rates.map((r) => `${r.engine} ${r.version} ${r.level} ${rateText(r.passing, r.served)}`).join(" · ") : "");
+  for (const [kind, , n] of knownKindCounts(m)) summary.setAttribute(`data-kind-${kind}`, String(n));
+  host.append(h("h1", { "data-hv": "page-title" }, m.data.title), h("p", { class: "line", "data-hv": "engines" }, enginesText(m.data)), summary, ratesLine,
     ...m.data.notes.map((n) => h("p", { class: "line", "data-hv": "replay-problem" }, n)), filters(m));
   const table = h("table", { "data-hv": "matrix" });
   table.append(head(m), ...body(m, labels, symbols), foot(m));
@@ -207,5 +231,6 @@ export function readFilters(form: HTMLFormElement): FilterState {
   return {
     families: checked("family"), classes: checked("status"), engines: checked("engine"), apis: checked("api"),
     text: form.querySelector<HTMLInputElement>("input[data-filter=text]")?.value ?? "", hideUnserved: flag("unserved"), onlyChanged: flag("changes"),
+    ...(form.querySelector("input[data-filter=level]") ? { levels: checked("level") } : {}),
   };
 }

@@ -5,6 +5,7 @@ function rowsShown(m: Model, f: FilterState, cols: boolean[]): boolean[] {
   const text = f.text.trim().toLowerCase();
   return m.rows.map((r) => {
     if (!f.families.has(r.family)) return false;
+    if (f.levels && !f.levels.has(r.level ?? "")) return false;
     if (text && !r.id.toLowerCase().includes(text)) return false;
     let any = false;
     let changed = false;
@@ -54,6 +55,12 @@ export function applyFilters(m: Model, f: FilterState): Shown {
 export function allOn(m: Model): FilterState {
   return {
     families: new Set(m.families), classes: new Set(m.data.classes.map((k) => k.cls)), engines: new Set(m.columns.map((c) => c.engine)),
-    apis: new Set(m.columns.map((c) => c.api)), text: "", hideUnserved: true, onlyChanged: false,
+    apis: new Set(m.columns.map((c) => c.api)), text: "", hideUnserved: true, onlyChanged: false, levels: new Set(levelsOf(m)),
   };
+}
+
+/** The levels the rows have, in the data's order (strictest first), an unrated row's "" last. */
+export function levelsOf(m: Model): string[] {
+  const seen = new Set(m.rows.map((r) => r.level ?? ""));
+  return [...(m.data.levels ?? []).filter((l) => seen.has(l)), ...[...seen].filter((l) => !(m.data.levels ?? []).includes(l))];
 }

@@ -104,9 +104,42 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" 
 export function summaryText(m: Model): string {
   let text = `${m.cells.length} results, ${m.data.cases.length} cases × ${m.columns.length} columns: `
     + m.data.classes.map((k) => `${m.counts[k.cls]} ${k.label}`).join(", ");
+  const kinds = knownKindCounts(m).filter(([, , n]) => n > 0);
+  if (kinds.length) text += "; triaged failures: " + kinds.map(([, label, n]) => `${n} ${label}`).join(", ");
   if (m.multiVersion) text += "; across versions: " + (Object.keys(CHANGES) as Array<keyof typeof CHANGES>).map((k) => `${m.changes[k]} ${k}`).join(", ");
   if (m.data.twice) text += `; ${plural(m.data.twice, "result")} given twice (the later report's kept)`;
   return text + ".";
+}
+
+/** How many failing cells carry each triage kind (a known divergence's kind), in the data's order. */
+export function knownKindCounts(m: Model): Array<[string, string, number]> {
+  return (m.data.knownKinds ?? []).map((k) => [k.kind, k.label, m.cells.filter((c) => c.knownKind === k.kind).length]);
+}
+
+export interface LevelRate { engine: string; version: string; level: string; passing: number; served: number }
+
+/** The pass rate per engine, version and level: passing (pass, fixed) of the results served, as the column totals count. */
+export function levelRates(m: Model): LevelRate[] {
+  const levelOf = new Map(m.rows.map((r) => [r.id, r.level ?? ""]));
+  const out = new Map<string, LevelRate>();
+  for (const engine of m.data.engines) {
+    for (const version of m.data.versions[engine] ?? []) {
+      for (const level of [...(m.data.levels ?? []), ""]) out.set(`${engine}\u0000${version}\u0000${level}`, { engine, version, level, passing: 0, served: 0 });
+    }
+  }
+  for (const c of m.cells) {
+    if (c.status === "not-served") continue;
+    const r = out.get(`${c.engine}\u0000${c.version}\u0000${c.level || levelOf.get(c.case) || ""}`);
+    if (!r) continue;
+    r.served += 1;
+    if (PASSING.has(c.status)) r.passing += 1;
+  }
+  return [...out.values()].filter((r) => r.served > 0);
+}
+
+/** A rate in words: "40/52 (77%)". */
+export function rateText(passing: number, served: number): string {
+  return `${passing}/${served}` + (served ? ` (${Math.round((100 * passing) / served)}%)` : "");
 }
 
 /** The line that names the reports' engines. */
@@ -118,6 +151,8 @@ export function enginesText(data: MatrixData): string {
 export function tooltip(c: Cell, labels: Record<string, string>): string {
   const lines = [`${c.case} · ${c.engine} ${c.version} · ${c.api}`, describe(c, labels)];
   if (c.change) lines.push(`${CHANGES[c.change][1]} ${c.version}; was ${c.was}`);
+  if (c.level) lines.push(`level: ${c.level}`);
+  if (c.knownKind) lines.push(`triage: ${c.knownKind}`);
   lines.push(...c.details);
   if (c.href) lines.push(c.api !== "prompt" ? "click: the replay, at this engine and API" : "click: the replay of this prompt check");
   return lines.join("\n");

@@ -17,9 +17,14 @@ export interface Result {
   severity: string;  // the worst finding's, "" for none
   href: string;  // the replay it opens, "" for none
   details: string[];  // its tooltip's lines: reason, findings, server error, link
+  level?: string;  // the case's level: must, should or may ("" unrated)
+  knownKind?: string;  // a failure's triage: bug, intentional, research-needed ("" none)
 }
 
-export interface CaseInfo { id: string; family: string; kind: string; description: string }
+/** A known divergence's kind, in the legend's order. */
+export interface KnownKindInfo { kind: string; label: string; what: string }
+
+export interface CaseInfo { id: string; family: string; kind: string; description: string; level?: string }
 
 export interface MatrixData {
   title: string;
@@ -35,6 +40,8 @@ export interface MatrixData {
   cases: CaseInfo[];
   results: Result[];  // one per case, engine, version and API
   twice: number;  // results given twice (the later report's kept)
+  levels?: string[];  // must, should, may: the strictest first
+  knownKinds?: KnownKindInfo[];
 }
 
 export interface Column { index: number; engine: string; version: string; api: string; served: boolean }
@@ -63,6 +70,7 @@ export interface FilterState {
   text: string;
   hideUnserved: boolean;
   onlyChanged: boolean;
+  levels?: Set<string>;  // the case levels shown (absent: every level)
 }
 
 /** What the filters show: each column and row, each cell's match, each column's passing / served in the rows shown. */
