@@ -132,88 +132,55 @@ class ChatStream:
 
     def feed(self, changes: list[tuple[str, TurnMessage, str]]) -> list[dict[str, Any]]:
         """Chunks for one step's changes (also appended to ``self.chunks``)."""
-        deltas: list[dict[str, Any]] = []
-        # The pieces of a merged run (delta index -> texts), joined once when the step is done:
-        # appending to the chunk's string each time would copy it over and over (quadratic).
-        texts: dict[int, list[str]] = {}
-        args: dict[int, list[str]] = {}
-
-        def put(key: str, text: str) -> None:
-            # Merge runs of the same field within a step into one chunk.
-            last = deltas[-1] if deltas else None
-            if last is not None and key in last and len(last) == 1 and isinstance(last[key], str):
-                pieces = texts.get(len(deltas) - 1)
-                if pieces is None:
-                    pieces = texts[len(deltas) - 1] = [last[key]]
-                pieces.append(text)
-            else:
-                deltas.append({key: text})
-
-        def put_args(msg: TurnMessage, text: str) -> None:
-            self._sent_args[msg.message] = self._sent_args.get(msg.message, 0) + len(text)
-            last = deltas[-1] if deltas else None
-            if last and "tool_calls" in last and last["tool_calls"][0]["index"] == msg.function_index:
-                pieces = args.get(len(deltas) - 1)
-                if pieces is None:
-                    pieces = args[len(deltas) - 1] = [last["tool_calls"][0]["function"]["arguments"]]
-                pieces.append(text)
-            else:
-                deltas.append({"tool_calls": [{"index": msg.function_index, "function": {"arguments": text}}]})
-
+        deltas = _StepDeltas()
         for what, msg, text in changes:
             if what == "reset":
                 self._reset()
-                deltas.clear()
-                texts.clear()
-                args.clear()
-                continue
-            if what == "start":
-                if not self._started:
-                    self._started = True
-                    deltas.append({"role": "assistant", "content": ""})
-                role = content_role(msg, self.legacy)
-                if role is not None and self._seen[role]:
-                    self._pending_sep.add(msg.message)
-                if msg.is_tool_call:
-                    deltas.append(
-                        {
-                            "tool_calls": [
-                                {
-                                    "index": msg.function_index,
-                                    "id": call_id(self.prefix, msg.function_index),
-                                    "type": "function",
-                                    "function": {"name": msg.call.chat_name, "arguments": ""},
-                                }
-                            ]
-                        }
-                    )
-                continue
-            role = content_role(msg, self.legacy)
-            is_function = msg.is_tool_call
-            if what == "delta":
-                if role is not None:
-                    self._seen[role] = True
-                    if msg.message in self._pending_sep:
-                        self._pending_sep.discard(msg.message)
-                        text_out = "\n" + text
-                    else:
-                        text_out = text
-                    put(role, text_out)
-                if is_function:
-                    put_args(msg, text)
-            elif what == "call" and is_function:
+                deltas = _StepDeltas()
+            elif what == "start":
+                self._start(msg, deltas)
+            elif what == "delta":
+                self._delta(msg, text, deltas)
+            elif what == "call" and msg.is_tool_call:
                 # The verbatim arguments may hold text the deltas did not (a held-back tail).
                 sent = self._sent_args.get(msg.message, 0)
                 if len(text) > sent and msg.text[:sent] == text[:sent]:
-                    put_args(msg, text[sent:])
-        for i, pieces in texts.items():
-            (key,) = deltas[i]
-            deltas[i][key] = "".join(pieces)
-        for i, pieces in args.items():
-            deltas[i]["tool_calls"][0]["function"]["arguments"] = "".join(pieces)
-        out = [self._chunk(d) for d in deltas]
+                    self._put_args(msg, text[sent:], deltas)
+        out = [self._chunk(d) for d in deltas.joined()]
         self.chunks.extend(out)
         return out
+
+    def _start(self, msg: TurnMessage, deltas: _StepDeltas) -> None:
+        """A message begins: the stream's first chunk names the role; a call opens its ``tool_calls`` entry."""
+        if not self._started:
+            self._started = True
+            deltas.items.append({"role": "assistant", "content": ""})
+        role = content_role(msg, self.legacy)
+        if role is not None and self._seen[role]:
+            self._pending_sep.add(msg.message)
+        if msg.is_tool_call:
+            assert msg.call is not None
+            opened = {"index": msg.function_index, "id": call_id(self.prefix, msg.function_index), "type": "function",
+                      "function": {"name": msg.call.chat_name, "arguments": ""}}  # fmt: skip
+            deltas.items.append({"tool_calls": [opened]})
+
+    def _delta(self, msg: TurnMessage, text: str, deltas: _StepDeltas) -> None:
+        """New text of a message: into its field (after "\\n" when the field already had a message), and a call's arguments."""
+        role = content_role(msg, self.legacy)
+        if role is not None:
+            self._seen[role] = True
+            if msg.message in self._pending_sep:
+                self._pending_sep.discard(msg.message)
+                text_out = "\n" + text
+            else:
+                text_out = text
+            deltas.put(role, text_out)
+        if msg.is_tool_call:
+            self._put_args(msg, text, deltas)
+
+    def _put_args(self, msg: TurnMessage, text: str, deltas: _StepDeltas) -> None:
+        self._sent_args[msg.message] = self._sent_args.get(msg.message, 0) + len(text)
+        deltas.put_args(msg.function_index, text)
 
     def finish(self, turn: Turn, usage: Usage) -> list[dict[str, Any]]:
         """The closing chunks: the finish reason, then the usage chunk."""
@@ -228,3 +195,37 @@ class ChatStream:
         out.append(tail)
         self.chunks.extend(out)
         return out
+
+
+class _StepDeltas:
+    """One step's deltas, runs of the same field (or the same call's arguments) merged into one.
+
+    The pieces of a merged run are kept apart and joined once when the step is done: appending
+    to the chunk's string each time would copy it over and over (quadratic)."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+        self._texts: dict[int, list[str]] = {}  # delta index -> the pieces of its one field
+        self._args: dict[int, list[str]] = {}  # delta index -> the pieces of its call's arguments
+
+    def put(self, key: str, text: str) -> None:
+        last = self.items[-1] if self.items else None
+        if last is not None and key in last and len(last) == 1 and isinstance(last[key], str):
+            self._texts.setdefault(len(self.items) - 1, [last[key]]).append(text)
+        else:
+            self.items.append({key: text})
+
+    def put_args(self, index: int, text: str) -> None:
+        last = self.items[-1] if self.items else None
+        if last and "tool_calls" in last and last["tool_calls"][0]["index"] == index:
+            self._args.setdefault(len(self.items) - 1, [last["tool_calls"][0]["function"]["arguments"]]).append(text)
+        else:
+            self.items.append({"tool_calls": [{"index": index, "function": {"arguments": text}}]})
+
+    def joined(self) -> list[dict[str, Any]]:
+        for i, pieces in self._texts.items():
+            (key,) = self.items[i]
+            self.items[i][key] = "".join(pieces)
+        for i, pieces in self._args.items():
+            self.items[i]["tool_calls"][0]["function"]["arguments"] = "".join(pieces)
+        return self.items
