@@ -31,7 +31,7 @@ from harmony_viz.trace._findings import SOURCES
 
 if TYPE_CHECKING:
     from harmony_viz.trace._findings import Placed
-    from harmony_viz.trace._model import Trace
+    from harmony_viz.trace._model import Rare, Trace
 
 FORMAT_VERSION = 4
 
@@ -122,94 +122,26 @@ def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None, findi
     """
     cols = _Columns()
     strings = _Strings()
-    ids = trace.tokens
-    uniq, inverse, vocab = trace.distinct_tokens()
-    cols.add("vocab_ids", uniq, dtype="u4")
-    cols.add("vocab_offsets", np.concatenate([[0], np.cumsum([len(b) for b in vocab])]).astype(np.int64), delta=True)
-    cols.add_bytes("vocab_bytes", b"".join(vocab))
-    cols.add("tokens", inverse)  # each token as an index into the vocabulary table
-    cols.add("step_ends", trace.step_ends, delta=True)
-    if trace.unit == "chars":
-        # the text itself is not sent: the browser decodes it from the token bytes it already has
-        cols.add("token_chars", trace.token_char_starts, delta=True)
-
-    messages = trace.headers
-    d = trace.deltas
-    starts, ends = d.start, d.end
-    cols.add("delta.step", d.step, delta=True)
-    cols.add("delta.message", d.message, delta=True)
-    # starts coded against the previous delta's end: contiguous deltas become zeros
-    cols.add("delta.gap", starts - np.concatenate([[0], ends[:-1]]) if starts.size else starts)
-    cols.add("delta.len", ends - starts)
-
-    events: dict[str, list[int]] = {"step": [], "after": [], "type": [], "message": [], "start": [], "len": [], "extra": []}
-    ev_step, ev_after, ev_type, ev_message, ev_start, ev_len, ev_extra = events.values()
-    extras = _Strings()  # event-specific fields as interned JSON: most repeat (terminators, headers)
-    extra_of: dict[Any, int] = {}  # the same fields seen before: no JSON written again
-    for r in trace.rare:
-        e = r.event
-        kind = type(e)
-        number, get, names, at = _shape_of(kind)
-        values = get(e)
-        ev_step.append(r.step)
-        ev_after.append(r.after)  # deltas before it: lets the browser interleave
-        ev_type.append(number)
-        key: Any = (kind, values)
-        if at >= 0:
-            # Diagnostic.message is its text, not a message index
-            message = values[at]
-            names, values = names[:at] + names[at + 1 :], values[:at] + values[at + 1 :]
-            if type(message) is int:
-                ev_message.append(message)
-                key = (kind, values)
-            else:
-                ev_message.append(-1)
-                key = (kind, values) if message is None else (kind, values, message)
-                if message is not None:
-                    names, values = (*names, "message"), (*values, message)
-        else:
-            ev_message.append(-1)
-        start, end = e.start, e.end  # a Diagnostic's are its span's
-        ev_start.append(start)
-        ev_len.append(end - start)
-        try:
-            index = extra_of.get(key)
-        except TypeError:  # an unhashable value (parsed arguments): written every time
-            key, index = None, None
-        if index is None:
-            index = extras(_EXTRA_JSON.encode({f: _jsonable(v) for f, v in zip(names, values)})) if names else -1
-            if key is not None:
-                extra_of[key] = index
-        ev_extra.append(index)
-    for name in ("step", "after", "start"):
-        cols.add(f"event.{name}", events[name], delta=True)
-    for name in ("type", "message", "len", "extra"):
-        cols.add(f"event.{name}", events[name])
-
-    tool_calls: dict[str, Any] = {}
-    for m in messages:
-        if m.arguments is not None or m.parsed is not None:
-            tool_calls[str(m.index)] = {"arguments": m.arguments, "parsed": _jsonable(m.parsed), "error": m.arguments_error}
-    for f, values in _message_ints(trace, messages).items():
-        cols.add(f"message.{f}", values)
-    for f in _MESSAGE_STRS:
-        cols.add(f"message.{f}", strings.all(list(map(attrgetter(f), messages))))
-
+    uniq = _tokens(trace, cols)
+    _deltas(trace, cols)
+    extras = _events(trace.rare, cols)
+    tool_calls = _messages(trace, cols, strings)
     snapshot_kinds = _snapshots(trace, cols, strings)
     findings_meta = _findings(cols, findings, findings_error)
     for name, values in (extra or {}).items():
         cols.add(name, values)
+    d = trace.deltas
     meta: dict[str, Any] = {
         "version": FORMAT_VERSION,
         "unit": trace.unit,
         "chunking": str(trace.chunking),
-        "n_tokens": int(ids.size),
+        "n_tokens": int(trace.tokens.size),
         "n_steps": trace.n_steps,
-        "n_messages": len(messages),
+        "n_messages": len(trace.headers),
         "columns": cols.descriptors,
         "strings": strings.items,
         "event_types": list(_EVENT_TYPES),
-        "event_extras": extras.items,
+        "event_extras": extras,
         "message_fields": {"ints": list(_MESSAGE_INTS), "strings": list(_MESSAGE_STRS)},
         "snapshot_fields": snapshot_kinds,
         "overrides": {str(i): t for i, t in d.texts.items()},
@@ -221,6 +153,90 @@ def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None, findi
         "findings": findings_meta,
     }
     return meta, b"".join(cols.parts)
+
+
+def _tokens(trace: Trace, cols: _Columns) -> np.ndarray:
+    """The stream's distinct tokens (ids, bytes) and each token as an index among them; the steps' ends. Returns the distinct ids."""
+    uniq, inverse, vocab = trace.distinct_tokens()
+    cols.add("vocab_ids", uniq, dtype="u4")
+    cols.add("vocab_offsets", np.concatenate([[0], np.cumsum([len(b) for b in vocab])]).astype(np.int64), delta=True)
+    cols.add_bytes("vocab_bytes", b"".join(vocab))
+    cols.add("tokens", inverse)
+    cols.add("step_ends", trace.step_ends, delta=True)
+    if trace.unit == "chars":
+        # the text itself is not sent: the browser decodes it from the token bytes it already has
+        cols.add("token_chars", trace.token_char_starts, delta=True)
+    return uniq
+
+
+def _deltas(trace: Trace, cols: _Columns) -> None:
+    """The content deltas: step and message delta-coded, each span as its gap from the previous one and its length."""
+    d = trace.deltas
+    starts, ends = d.start, d.end
+    cols.add("delta.step", d.step, delta=True)
+    cols.add("delta.message", d.message, delta=True)
+    # starts coded against the previous delta's end: contiguous deltas become zeros
+    cols.add("delta.gap", starts - np.concatenate([[0], ends[:-1]]) if starts.size else starts)
+    cols.add("delta.len", ends - starts)
+
+
+def _events(rare: Sequence[Rare], cols: _Columns) -> list[str]:
+    """The rare events as columns: step, deltas before it (``after``: lets the browser interleave), type, message, span, and
+    its other fields as an index into interned JSON (most repeat: terminators, headers), which is returned."""
+    steps, after, events = zip(*rare) if rare else ((), (), ())
+    shapes = {kind: _shape_of(kind) for kind in dict.fromkeys(map(type, events))}
+    number = np.fromiter(map({kind: shape[0] for kind, shape in shapes.items()}.__getitem__, map(type, events)), np.int64, len(events))
+    message, extra = np.full(len(events), -1, dtype=np.int64), np.full(len(events), None, dtype=object)
+    for n, get, names, m in shapes.values():
+        at = np.flatnonzero(number == n)
+        messages, texts = _own_fields(list(map(get, map(events.__getitem__, at.tolist()))), names, m)
+        message[at] = messages
+        extra[at] = np.fromiter(texts, dtype=object, count=len(texts))
+    starts = np.fromiter(map(attrgetter("start"), events), dtype=np.int64, count=len(events))  # a Diagnostic's are its span's
+    ends = np.fromiter(map(attrgetter("end"), events), dtype=np.int64, count=len(events))
+    extras = _Strings()
+    for name, values, delta in (("step", steps, True), ("after", after, True), ("start", starts, True), ("type", number, False),
+                                ("message", message, False), ("len", ends - starts, False), ("extra", extras.all(extra.tolist()), False)):
+        cols.add(f"event.{name}", values, delta=delta)
+    return extras.items
+
+
+def _own_fields(values: list[tuple[Any, ...]], names: tuple[str, ...], m: int) -> tuple[list[int], list[str | None]]:
+    """For events of one type (each its fields ``names`` as ``values``): the message each belongs to (-1: none) and its
+    other fields as JSON (None: it has none). A ``message`` is an index except a Diagnostic's, its text, which is a field.
+    Each distinct value is written once, unless unhashable (parsed arguments)."""
+    messages = [-1] * len(values)
+    keys: list[tuple[Any, ...]] = values
+    if m >= 0 and not all(type(v[m]) is str for v in values):
+        texts = [v[m] for v in values]
+        messages = [t if type(t) is int else -1 for t in texts]
+        keys = [v[:m] + v[m + 1 :] for v in values]
+        if not all(type(t) is int or t is None for t in texts):
+            keys = [k if type(t) is int or t is None else (*k, t) for k, t in zip(keys, texts)]
+        names = (*names[:m], *names[m + 1 :], "message")  # zip stops at a key's end: no "message" where it is an index or None
+
+    def write(key: tuple[Any, ...]) -> str | None:
+        return _EXTRA_JSON.encode({f: _jsonable(v) for f, v in zip(names, key)}) if key else None
+
+    try:
+        written = {key: write(key) for key in dict.fromkeys(keys)}
+    except TypeError:  # an unhashable value: each written
+        return messages, list(map(write, keys))
+    return messages, list(map(written.__getitem__, keys))
+
+
+def _messages(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, Any]:
+    """The messages' integer and string fields as columns; returns the tool calls' arguments, by message index."""
+    messages = trace.headers
+    tool_calls: dict[str, Any] = {}
+    for m in messages:
+        if m.arguments is not None or m.parsed is not None:
+            tool_calls[str(m.index)] = {"arguments": m.arguments, "parsed": _jsonable(m.parsed), "error": m.arguments_error}
+    for f, values in _message_ints(trace, messages).items():
+        cols.add(f"message.{f}", values)
+    for f in _MESSAGE_STRS:
+        cols.add(f"message.{f}", strings.all(list(map(attrgetter(f), messages))))
+    return tool_calls
 
 
 def _findings(cols: _Columns, findings: Sequence[Placed], error: str | None) -> dict[str, Any]:
@@ -263,6 +279,16 @@ def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str
     return kinds
 
 
+def _changes(steps: np.ndarray, values: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """The steps where ``values`` changed (the first always), and the new values."""
+    if not len(values):
+        return steps[:0], []
+    if not isinstance(values, np.ndarray):
+        values = np.fromiter(values, dtype=object, count=len(values))  # compared as Python objects, one by one in numpy's loop
+    at = np.concatenate(([0], np.flatnonzero(values[1:] != values[:-1]) + 1))
+    return steps[at], values[at].tolist()
+
+
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _SHAPES: dict[type, tuple[int, Any, tuple[str, ...], int]] = {}
 _EXTRA_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True)  # json.dumps(..., ensure_ascii=False, sort_keys=True), made once
@@ -284,18 +310,6 @@ def _fields_of(kind: type) -> tuple[str, ...]:
     if names is None:
         names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind) if f.name not in ("start", "end", "where"))
     return names
-
-
-def _changes(steps: Sequence[int] | np.ndarray, values: Sequence[Any] | np.ndarray) -> tuple[list[int], list[Any]]:
-    """The steps where ``values`` changed (the first always), and the new values."""
-    if not len(values):
-        return [], []
-    if not isinstance(values, np.ndarray):
-        values, items = np.empty(len(values), dtype=object), values
-        values[:] = items  # compared as Python objects, one by one in numpy's loop
-    at = np.flatnonzero(values[1:] != values[:-1]) + 1
-    at = np.concatenate(([0], at))
-    return np.asarray(steps)[at].tolist(), values[at].tolist()
 
 
 def _message_ints(trace: Trace, messages: Sequence[Message]) -> dict[str, np.ndarray]:
