@@ -100,30 +100,38 @@ def _literal_module(call: ast.Call) -> str | None:
     return None
 
 
-def imports_of(path: Path, module: str | None = None) -> list[tuple[int, str]]:
-    """(line, imported module) for every harmony_viz import in the file at ``path`` (named ``module``)."""
-    module = module or module_name(path)
+def _statements(path: Path, module: str) -> Iterator[tuple[int, str, list[str]]]:
+    """(line, module, names) for each import in the file: ``import x`` is (x, []), ``from x import a, b`` is (x, [a, b])
+    with a relative ``x`` resolved, and ``import_module("x")`` is (x, [])."""
     here = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
-    found: list[tuple[int, str]] = []
     for node in _walk(ast.parse(path.read_text(encoding="utf-8"))):
-        targets: list[str] = []
         if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
+            for alias in node.names:
+                yield node.lineno, alias.name, []
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 base = ".".join([*here[: len(here) - node.level + 1], *([node.module] if node.module else [])])
-            if base == "harmony_viz":
-                # ``from harmony_viz import tokens`` imports the module; ``__version__`` is the root's own constant,
-                # and Python runs the root before any module of it: no edge. Any other name is the facade's.
-                targets = [f"harmony_viz.{a.name}" if _submodule(a.name) else FACADE for a in node.names if a.name != "__version__"]
-            else:
-                targets = [base]
-        elif isinstance(node, ast.Call):
-            named = _literal_module(node)
-            targets = [named] if named else []
-        found += [(node.lineno, t) for t in targets if t == "harmony_viz" or t.startswith("harmony_viz.")]
-    return found
+            yield node.lineno, base, [a.name for a in node.names]
+        elif isinstance(node, ast.Call) and (named := _literal_module(node)):
+            yield node.lineno, named, []
+
+
+def _ours(found: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    return [(line, t) for line, t in found if t == FACADE or t.startswith(FACADE + ".")]
+
+
+def imports_of(path: Path, module: str | None = None) -> list[tuple[int, str]]:
+    """(line, imported module) for every harmony_viz import in the file at ``path`` (named ``module``)."""
+    found: list[tuple[int, str]] = []
+    for line, base, names in _statements(path, module or module_name(path)):
+        if base == FACADE and names:
+            # ``from harmony_viz import tokens`` imports the module; ``__version__`` is the root's own constant,
+            # and Python runs the root before any module of it: no edge. Any other name is the facade's.
+            found += [(line, f"{FACADE}.{name}" if _submodule(name) else FACADE) for name in names if name != "__version__"]
+        else:
+            found.append((line, base))
+    return _ours(found)
 
 
 def edges() -> dict[tuple[str, str], list[str]]:
@@ -279,30 +287,19 @@ def test_conformance_sits_above_the_server_lens_and_the_server_lens_imports_none
 def module_imports(path: Path, module: str | None = None) -> list[tuple[int, str]]:
     """(line, imported module) like :func:`imports_of`, but ``from pkg import name`` names ``pkg.name`` when it is a
     submodule of ``pkg`` (else ``pkg``, its ``__init__.py``), for every package, not only the root."""
-    module = module or module_name(path)
-    here = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
     found: list[tuple[int, str]] = []
-    for node in _walk(ast.parse(path.read_text(encoding="utf-8"))):
-        targets: list[str] = []
-        if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                base = ".".join([*here[: len(here) - node.level + 1], *([node.module] if node.module else [])])
-            folder = ROOT.joinpath(*base.split("."))
-            for alias in node.names:
-                if alias.name == "__version__" and base == FACADE:
-                    continue  # the root's own constant: Python runs the root before any module of it
-                if (folder / f"{alias.name}.py").is_file() or (folder / alias.name / "__init__.py").is_file():
-                    targets.append(f"{base}.{alias.name}")
-                else:
-                    targets.append(base)
-        elif isinstance(node, ast.Call):
-            named = _literal_module(node)
-            targets = [named] if named else []
-        found += [(node.lineno, t) for t in targets if t == FACADE or t.startswith(FACADE + ".")]
-    return found
+    for line, base, names in _statements(path, module or module_name(path)):
+        folder = ROOT.joinpath(*base.split("."))
+        for name in names or [None]:
+            if name is None:
+                found.append((line, base))
+            elif name == "__version__" and base == FACADE:
+                continue  # the root's own constant: Python runs the root before any module of it
+            elif (folder / f"{name}.py").is_file() or (folder / name / "__init__.py").is_file():
+                found.append((line, f"{base}.{name}"))
+            else:
+                found.append((line, base))
+    return _ours(found)
 
 
 def module_graph() -> dict[str, set[str]]:
