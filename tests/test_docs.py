@@ -30,6 +30,7 @@ PICTURES = {
     "images/replay-findings.png": "replay",
     "images/marimo-replay.png": "replay",
     "images/replay-jupyterlab-dark.png": "replay",
+    "images/replay-static.png": "replay",
     "images/replay-server-fates.png": "server-lens",
     "images/conformance-matrix.png": "conformance",
 }
