@@ -105,27 +105,29 @@ class _Renderer:
 
     # -- the walk ----------------------------------------------------------------
 
+    def typed(self, schema: Any, indent: str, path: str) -> str:
+        """The type of ``schema``, ``| null`` added when it is nullable and does not say so."""
+        type_str = self.render(schema, indent, path)
+        return type_str + " | null" if _is_nullable(schema) and "null" not in type_str else type_str
+
+    def variant(self, variant: Any, indent: str, path: str, *, describe: bool, bare_enum_string: bool) -> str:
+        """One ``oneOf`` variant after its ``|``: its type, then its description (when ``describe``) and default as a comment."""
+        type_str = self.typed(variant, indent + "   ", path)
+        comments = []
+        desc = _get(variant, "description")
+        if describe and isinstance(desc, str):
+            comments.append(self.trailing(desc))
+        default = _get(variant, "default")
+        if default is not _MISSING:
+            comments.append(self.default_comment(variant, default, bare_enum_string=bare_enum_string))
+        return type_str + (" // " + " ".join(comments) if comments else "")
+
     def render(self, schema: Any, indent: str, path: str) -> str:
         self.check(schema, path)
         one_of = _get(schema, "oneOf")
         if isinstance(one_of, list):
-            out = []
-            for i, variant in enumerate(one_of):
-                out.append(f"\n{indent} | ")
-                type_str = self.render(variant, indent + "   ", f"{path}.oneOf[{i}]")
-                if _is_nullable(variant) and "null" not in type_str:
-                    type_str += " | null"
-                out.append(type_str)
-                comments = []
-                desc = _get(variant, "description")
-                if isinstance(desc, str):
-                    comments.append(self.trailing(desc))
-                default = _get(variant, "default")
-                if default is not _MISSING:
-                    comments.append(self.default_comment(variant, default, bare_enum_string=False))
-                if comments:
-                    out.append(" // " + " ".join(comments))
-            return "".join(out)
+            return "".join(f"\n{indent} | " + self.variant(v, indent, f"{path}.oneOf[{i}]", describe=True, bare_enum_string=False)
+                           for i, v in enumerate(one_of))  # fmt: skip
 
         kind = _get(schema, "type")
         if isinstance(kind, list):
@@ -202,29 +204,13 @@ class _Renderer:
                 out.append(f"{indent}// {self.default_comment(val, default, bare_enum_string=True)}\n")
             out.append(f"{indent}{key}{mark}:\n")
             for i, variant in enumerate(one_of):
-                out.append(f"{indent} | ")
-                type_str = self.render(variant, indent + "   ", f"{path}.oneOf[{i}]")
-                if _is_nullable(variant) and "null" not in type_str:
-                    type_str += " | null"
-                out.append(type_str)
-                comments = []
-                variant_desc = _get(variant, "description")
-                if not (i == 0 and desc_above) and isinstance(variant_desc, str) and variant_desc != prop_desc:
-                    comments.append(self.trailing(variant_desc))
-                variant_default = _get(variant, "default")
-                if variant_default is not _MISSING:
-                    comments.append(self.default_comment(variant, variant_default, bare_enum_string=True))
-                if comments:
-                    out.append(" // " + " ".join(comments))
-                out.append("\n")
+                # a variant's description that repeats the property's, or stands above it already, is not said again
+                describe = not (i == 0 and desc_above) and _get(variant, "description") != prop_desc
+                out.append(f"{indent} | " + self.variant(variant, indent, f"{path}.oneOf[{i}]", describe=describe, bare_enum_string=True) + "\n")
             out.append(f"{indent},\n")
             return "".join(out)
 
-        out.append(f"{indent}{key}{mark}: ")
-        type_str = self.render(val, indent + "    ", path)
-        if _is_nullable(val) and "null" not in type_str:
-            type_str += " | null"
-        out.append(type_str + ",")
+        out.append(f"{indent}{key}{mark}: " + self.typed(val, indent + "    ", path) + ",")
         if not has_one_of:
             default = _get(val, "default")
             if default is not _MISSING:
