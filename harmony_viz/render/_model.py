@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, Union
+from typing import Any, TypeVar, Union
 
 from harmony_viz.render._builtins import browser_spec, python_spec
 from harmony_viz.render._errors import RenderError
@@ -18,6 +18,20 @@ from harmony_viz.render._errors import RenderError
 DEFAULT_MODEL_IDENTITY = "You are ChatGPT, a large language model trained by OpenAI."
 DEFAULT_KNOWLEDGE_CUTOFF = "2024-06"
 DEFAULT_CHANNELS = ("analysis", "commentary", "final")
+
+
+_E = TypeVar("_E", bound=Enum)
+
+
+def _member(cls: type[_E], value: object, path: str, what: str, expected: str, *, any_case: bool = False) -> _E:
+    """The member of ``cls`` whose value ``value`` is (in any case, with ``any_case``); RenderError naming what was expected."""
+    if isinstance(value, cls):
+        return value
+    if isinstance(value, str):
+        for member in cls:
+            if member.value == value or (any_case and member.value.lower() == value.lower()):
+                return member
+    raise RenderError(path, f"unknown {what} {value!r}; expected {expected}")
 
 
 class Role(str, Enum):
@@ -32,13 +46,7 @@ class Role(str, Enum):
     @classmethod
     def parse(cls, value: str | Role, path: str = "role") -> Role:
         """``value`` as a Role; unknown names raise RenderError listing the known ones."""
-        if isinstance(value, Role):
-            return value
-        try:
-            return cls(value)
-        except ValueError:
-            known = ", ".join(r.value for r in cls)
-            raise RenderError(path, f"unknown role {value!r}; expected one of {known}") from None
+        return _member(cls, value, path, "role", f"one of {', '.join(r.value for r in cls)}")
 
 
 class ReasoningEffort(str, Enum):
@@ -51,13 +59,7 @@ class ReasoningEffort(str, Enum):
     @classmethod
     def parse(cls, value: str | ReasoningEffort, path: str = "reasoning_effort") -> ReasoningEffort:
         """Accepts ``Low``/``low``/``LOW`` and so on; anything else raises RenderError."""
-        if isinstance(value, ReasoningEffort):
-            return value
-        if isinstance(value, str):
-            for effort in cls:
-                if value.lower() == effort.value.lower():
-                    return effort
-        raise RenderError(path, f"unknown reasoning effort {value!r}; expected low, medium or high")
+        return _member(cls, value, path, "reasoning effort", "low, medium or high", any_case=True)
 
 
 @dataclass(frozen=True, slots=True)
