@@ -27,3 +27,12 @@ def test_the_matrix_levels_and_triage_pass_their_node_tests() -> None:
     out = run_node_tests("test/matrix_levels.test.mjs", {})
     assert re.search(rf"^# pass {LEVEL_TESTS}$", out, re.M), out[-2000:]
     assert re.search(r"^# fail 0$", out, re.M)
+
+
+SITE_TESTS = 2  # the tests in site.test.mjs
+
+
+def test_the_site_pure_logic_passes_its_node_tests() -> None:
+    out = run_node_tests("test/site.test.mjs", {})
+    assert re.search(rf"^# pass {SITE_TESTS}$", out, re.M), out[-2000:]
+    assert re.search(r"^# fail 0$", out, re.M)

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
             if args.site:
                 cf.write_site(args.merge, args.site)
             return cf.merge_reports(args.merge, args.html) if args.html else 0
-        except (cf.MergeError, cf.OutputError) as exc:
+        except (cf.MergeError, cf.OutputError, cf.SiteError) as exc:
             raise CLIError(str(exc)) from None
     named = engine_targets(args)
     if not named:

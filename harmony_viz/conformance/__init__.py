@@ -41,7 +41,7 @@ _HOMES: dict[str, str] = {
     "failure_text": "_report", "junit_xml": "_report", "read_report": "_report", "summary_line": "_report",
     "LEVELS": "_rules", "Rule": "_rules", "rules": "_rules", "rules_by_id": "_rules",
     "Problem": "_check_suite", "check_suite": "_check_suite", "check_suite_command": "_check_suite",
-    "level_rates": "_report", "result_level": "_report", "write_site": "_site",
+    "level_rates": "_report", "result_level": "_report", "write_site": "_site", "SiteError": "_site", "site_data": "_site", "badge_svg": "_site",
     "MATRIX_CLASSES": "_page", "conformance_page": "_page", "version_key": "_page",
     "ReplayPage": "_replays", "replay_pages": "_replays", "with_opener": "_replays",
     "OutputError": "_command", "Outputs": "_command", "merge_reports": "_command", "run_and_report": "_command", "write_replays": "_command",

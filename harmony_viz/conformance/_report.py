@@ -17,7 +17,7 @@ from typing import Any
 
 from harmony_viz.conformance._case import FORMAT, load_suite
 from harmony_viz.conformance._rules import LEVELS
-from harmony_viz.conformance._records import STATUSES, Outcome
+from harmony_viz.conformance._records import STATUSES, Known, Outcome
 from harmony_viz.conformance._run import FAILING, Target
 
 
@@ -88,17 +88,23 @@ def result_level(r: Mapping[str, Any]) -> str:
     return _SHIPPED_LEVELS.get(str(r.get("case")), "")
 
 
-def result_known_kind(r: Mapping[str, Any]) -> str:
-    """A saved result's triage: its own ``known_kind``, else, for a failure, the kind of the shipped known divergence of the same case,
-    engine and API failing with the same codes (reports made without ``--known`` say none); "" for none."""
+def shipped_known_of(r: Mapping[str, Any]) -> Known | None:
+    """The shipped known divergence (``known/``) a saved failure matches: the same case, engine and API, failing with the same codes."""
     from harmony_viz.conformance._known import shipped_known
 
+    if r.get("status") not in ("fail", "known"):
+        return None
+    known = shipped_known().get((str(r.get("case")), str(r.get("engine")), str(r.get("api"))))
+    return known if known is not None and known.codes == frozenset(r.get("codes") or ()) else None
+
+
+def result_known_kind(r: Mapping[str, Any]) -> str:
+    """A saved result's triage: its own ``known_kind``, else the kind of the shipped known divergence it matches
+    (:func:`shipped_known_of`; reports made without ``--known`` say none); "" for none."""
     if isinstance(r.get("known_kind"), str) and r["known_kind"]:
         return str(r["known_kind"])
-    if r.get("status") not in ("fail", "known"):
-        return ""
-    known = shipped_known().get((str(r.get("case")), str(r.get("engine")), str(r.get("api"))))
-    return known.kind if known is not None and known.codes == frozenset(r.get("codes") or ()) else ""
+    known = shipped_known_of(r)
+    return known.kind if known is not None else ""
 
 
 def engines_of(outcomes: Sequence[Outcome], targets: Sequence[Target]) -> list[dict[str, Any]]:
