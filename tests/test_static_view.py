@@ -14,8 +14,7 @@ from html.parser import HTMLParser
 import pytest
 from _replay_streams import XSS_TEXT
 
-from harmony_viz._replay._findings import Lints, stream_findings
-from harmony_viz._replay._static_view import BOUNDS, static_view
+from harmony_viz._replay import BOUNDS, Lints, ReplayWidget, static_view, stream_findings
 from harmony_viz._static import asset_text
 from harmony_viz.data import sample_path
 from harmony_viz.inputs import read
@@ -172,8 +171,6 @@ def test_the_stylesheet_is_the_built_one_and_covers_every_chip_class() -> None:
 
 
 def test_the_widget_bundle_carries_the_static_view_beside_its_widget_view() -> None:
-    from harmony_viz._replay._widget import ReplayWidget
-
     ids, role = sample_ids("finding5_runs/helpful-1.json")
     w = ReplayWidget(ids, "every:4", role=role, name="helpful-1.json")
     data, _meta = w._repr_mimebundle_()

@@ -15,11 +15,14 @@ from harmony_viz._replay._chips import fate_columns, logprob_columns, logprobs_o
 from harmony_viz._replay._findings import Lints, stream_findings
 from harmony_viz._replay._page import EMPTY_STREAM, name_of, page_html, payload, save_html, script_json
 from harmony_viz._replay._server import server_tab
+from harmony_viz._replay._static_view import BOUNDS, Bounds, static_view
 from harmony_viz._replay._steps import PRESETS
 
 __all__ = [
+    "BOUNDS",
     "PRESETS",
     "EMPTY_STREAM",
+    "Bounds",
     "ApiViews",
     "Lints",
     "fate_columns",
@@ -33,6 +36,7 @@ __all__ = [
     "save_html",
     "script_json",
     "server_tab",
+    "static_view",
     "stream_findings",
 ]
 
