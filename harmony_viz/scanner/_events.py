@@ -11,7 +11,7 @@ rarer events are frozen slotted dataclasses.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, Union
+from typing import Any, Final, Literal, NamedTuple, Union
 
 from harmony_viz.findings import Finding, Span
 
@@ -114,6 +114,10 @@ Event = Union[MessageStart, ContentDelta, ToolCallStart, ToolCallEnd, MessageEnd
 
 
 ScanState = Literal["outside", "header", "body"]
+# The scanner's states (it compares them by identity).
+OUTSIDE: Final = "outside"
+HEADER: Final = "header"
+BODY: Final = "body"
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,22 +22,34 @@ from __future__ import annotations
 
 import codecs
 import operator
-import re
 from collections.abc import Callable, Sequence
-from typing import Any, Final, NamedTuple
+from typing import Any, NamedTuple
 
-from harmony_viz.findings import Span, with_article
+from harmony_viz.findings import Span
 from harmony_viz.scanner._arguments import is_complete_json, is_json_call, parse_arguments
 from harmony_viz.scanner._codes import DIAGNOSTIC_CODES
-from harmony_viz.scanner._events import ContentDelta, Diagnostic, Event, MessageEnd, MessageStart, ScanState, Snapshot, Terminator, ToolCallEnd, ToolCallStart
-from harmony_viz.scanner._header import ROLES, Header, RawDiag, header_warnings, parse_header, split_stripped
-from harmony_viz.scanner._pieces import Piece, slice_pieces, unit_end, unit_start
-from harmony_viz.scanner._vocab import CONTROL_IDS, ENDOFTEXT, ENDOFTEXT_LITERAL, ID_BY_LITERAL, LITERAL_BY_ID, N_VOCAB, tables
-from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, SPECIAL_TOKENS, START, id_error, special_by_id, special_by_literal
-
-OUTSIDE: Final = "outside"
-HEADER: Final = "header"
-BODY: Final = "body"
+from harmony_viz.scanner._events import (
+    BODY,
+    HEADER,
+    OUTSIDE,
+    ContentDelta,
+    Diagnostic,
+    Event,
+    MessageEnd,
+    MessageStart,
+    ScanState,
+    Snapshot,
+    Terminator,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from harmony_viz.scanner._header import ROLES, Header, RawDiag, header_warnings, parse_header
+from harmony_viz.scanner._lexer import Lexer
+from harmony_viz.scanner._pieces import Piece, unit_end, unit_start
+from harmony_viz.scanner._recover import Recovery
+from harmony_viz.scanner._tail import Tail
+from harmony_viz.scanner._vocab import CONTROL_IDS, ENDOFTEXT, LITERAL_BY_ID, N_VOCAB, tables
+from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START, id_error, special_by_id
 
 
 def _no_fast(tid: Any) -> str | None:
@@ -57,12 +69,6 @@ class _Call(NamedTuple):
     recipient: str
     content_type: str | None
 _STOPS = (END, CALL, RETURN)
-# The shape of a special token's spelling; a match is one when the encoding's table has it (a
-# dict lookup, not an alternation of 1,090 names): the controls act, <|endoftext|> ends the
-# stream, the others (<|startoftext|>, the reserved range) are read as text with a finding.
-_LITERAL_RE = re.compile(r"<\|[A-Za-z0-9_]+\|>")
-# Every proper prefix of a special spelling: a text suffix equal to one of these is held back.
-_PREFIXES = frozenset(t.literal[:k] for t in SPECIAL_TOKENS for k in range(1, len(t.literal)))
 # ContentDelta is a NamedTuple; building it through tuple.__new__ skips its Python-level __new__.
 _new_tuple = tuple.__new__
 _PREVIEW = 256  # Snapshot.pending_header keeps this many characters, so snapshots stay O(1)
@@ -73,7 +79,7 @@ _Read = tuple[Header, str, list[RawDiag]]
 _READ_HEADERS: dict[tuple[str, str | None, bool], _Read] = {}
 _READ_HEADERS_KEPT = 1024
 
-class Scanner:
+class Scanner(Lexer, Recovery):
     """Streaming Harmony scanner: ``feed`` chunks of text or token ids, then ``flush``.
 
     ``role="assistant"`` means the stream is a completion that follows a prompt ending in
@@ -93,7 +99,7 @@ class Scanner:
         "_hdr", "_hdr_start", "_hdr_role", "_preview", "_outside",
         "_msg", "_nmsg", "_ndiag", "_m", "_kind", "_call", "_args",
         "_run", "_run_start", "_run_end", "_after_call", "_fabricated", "_last_end",
-        "_ended", "_tail_start", "_tail_pad", "_tail_other", "_tail_carry", "_tail_after",
+        "_tail",
     )  # fmt: skip
 
     def __init__(self, role: str | None = None) -> None:
@@ -131,14 +137,7 @@ class Scanner:
         self._after_call = False
         self._fabricated = False
         self._last_end: str | None = None  # the terminator of the last message closed
-        # After <|endoftext|>: where it came, how many came, whether anything but them and
-        # whitespace followed, a text suffix that may begin another, and what it came after.
-        self._ended = False
-        self._tail_start = 0
-        self._tail_pad = 0
-        self._tail_other = False
-        self._tail_carry = ""
-        self._tail_after = ""
+        self._tail: Tail | None = None  # what came from <|endoftext|> on
 
     # ----------------------------------------------------------------- public API
 
@@ -220,8 +219,10 @@ class Scanner:
     def flush(self) -> list[Event]:
         """End of stream: settle whatever is pending and close the open message."""
         out = self._out = []
-        if self._ended:
-            self._tail_finding()
+        tail = self._tail
+        if tail is not None:
+            code, message = tail.finding(self._pos, "tokens" if self._mode == "tokens" else "characters")
+            self._diag(code, message, tail.start, self._pos)
             return out
         self._drain()
         self._settle(self._pos)
@@ -288,8 +289,8 @@ class Scanner:
         if chunk:
             start = self._pos
             self._pos = start + len(chunk)
-            if self._ended:
-                self._tail_text(chunk)
+            if self._tail is not None:
+                self._tail.text(chunk)
                 return out
             self._lex(chunk, start, self._pos)
         if self._run is not None:
@@ -303,13 +304,10 @@ class Scanner:
                 tid = operator.index(tid)  # numpy and torch integers
             except TypeError:
                 raise id_error(pos, tid) from None
-        if self._ended:
+        if self._tail is not None:
             if tid < 0 or tid >= N_VOCAB:
                 raise id_error(pos, tid)
-            if tid == ENDOFTEXT:
-                self._tail_pad += 1
-            elif not self._tail_other and (tid in CONTROL_IDS or tid >= len(self._raw) or not self._raw[tid].isspace()):
-                self._tail_other = True
+            self._tail.token(tid, self._raw)
             return
         if tid in CONTROL_IDS:
             if self._held or self._dec_start >= 0:
@@ -351,66 +349,6 @@ class Scanner:
                     self._lex(text, start, pos + 1)
         self._clean = self._state is BODY and not self._held and self._dec_start < 0
         self._hot = self._clean and self._args is None
-
-    def _drain(self) -> None:
-        """Release held-back text and undecodable bytes (a control token or the end came)."""
-        if self._held:
-            pieces = self._held
-            self._held, self._held_text = [], ""
-            for piece in pieces:
-                self._text(*piece)
-        if self._dec_start >= 0:
-            text = self._dec.decode(b"", final=True)
-            self._dec.reset()
-            start, self._dec_start = self._dec_start, -1
-            if text:
-                self._text(text, start, self._pos)
-
-    def _lex(self, text: str, start: int, end: int) -> None:
-        """Split text at control tokens spelled out, holding back a suffix that may start one."""
-        if not self._held and "<" not in text:
-            self._text(text, start, end)
-            return
-        pieces = [*self._held, (text, start, end)]
-        s = self._held_text + text
-        self._held, self._held_text = [], ""
-        c = 0
-        for m in _LITERAL_RE.finditer(s):
-            literal = m.group()
-            tid = ID_BY_LITERAL.get(literal)
-            if tid is None:
-                special = special_by_literal(literal)
-                # Token ids spelling a reserved token are text; in text, the spelling is the token (as encode() reads it).
-                if special is None or (self._mode == "tokens" and special.id != ENDOFTEXT):
-                    continue
-                tid = special.id
-            if m.start() > c:
-                self._text_of(pieces, s, c, m.start())
-            u0, u1 = unit_start(pieces, m.start()), unit_end(pieces, m.end())
-            c = m.end()
-            if self._mode == "tokens":
-                self._diag("control-token-as-text", f"{literal} spelled as plain-text tokens; read as the control token", u0, u1)
-            if tid == ENDOFTEXT:
-                self._end_of_text(u0)
-                self._tail_text(s[c:])
-                return
-            if tid in CONTROL_IDS:
-                self._control(tid, u0, u1)
-            else:
-                self._diag("reserved-token", f"reserved special token {literal} ({tid}) read as text", u0, u1)
-                self._text(literal, u0, u1)
-        hold = len(s)
-        lt = s.rfind("<", c)
-        if lt >= 0 and s[lt:] in _PREFIXES:
-            hold = lt
-        if hold > c:
-            self._text_of(pieces, s, c, hold)
-        if hold < len(s):
-            self._held = slice_pieces(pieces, hold, len(s))
-            self._held_text = s[hold:]
-
-    def _text_of(self, pieces: list[Piece], s: str, c0: int, c1: int) -> None:
-        self._text(s[c0:c1], unit_start(pieces, c0), unit_end(pieces, c1))
 
     # ------------------------------------------------------------- the machine
 
@@ -460,48 +398,7 @@ class Scanner:
                 if tid == START:
                     self._begin_header(start, None)
         else:
-            self._check_after_call(start, end)
-            if tid == START:
-                self._resolve_outside(START, start)
-                self._begin_header(start, None)
-            elif tid in _STOPS:
-                if self._outside and not "".join(p[0] for p in self._outside).isspace():
-                    pieces, self._outside = self._outside, []
-                    self._diag("missing-start", f"text then {LITERAL_BY_ID[tid]} with no <|start|> or header; read as {with_article(self._default_role())} message{self._bare_hint()}", pieces[0][1], start)
-                    self._open(Header(self._default_role(), None, None, None, None), pieces[0][1], pieces[0][1], [], warn=False)
-                    for piece in pieces:
-                        self._body_text(*piece)
-                    self._end_message(tid, start, end)
-                else:
-                    self._resolve_outside(START, start)
-                    self._diag("unexpected-stop", f"{LITERAL_BY_ID[tid]} where a message start was expected; ignored", start, end)
-            else:
-                # A header with no <|start|> (a dropped token, or `assistant` written as a plain word).
-                pieces, self._outside = self._outside, []
-                if pieces and not "".join(p[0] for p in pieces).isspace():
-                    self._diag("missing-start", f"header without <|start|>; read from the text before it{self._bare_hint()}", pieces[0][1], end)
-                    self._begin_header(pieces[0][1], None)
-                    for piece in pieces:
-                        self._header_piece(*piece)
-                else:
-                    role = self._default_role()
-                    self._diag("missing-start", f"{LITERAL_BY_ID[tid]} where <|start|> was expected; read as a new {role} message{self._bare_hint()}", start, end)
-                    self._begin_header(start, role)
-                self._control(tid, start, end)
-
-    def _default_role(self) -> str:
-        return self._role or "assistant"
-
-    def _bare_hint(self) -> str:
-        """What to do when a stream read as a whole transcript opens like a bare completion."""
-        if self._role is not None or self._nmsg:
-            return ""
-        return "; a bare completion (the text after <|start|>assistant)? pass --role assistant (role='assistant' in Python)"
-
-    def _check_after_call(self, start: int, end: int) -> None:
-        if self._after_call and self._role is not None and not self._fabricated:
-            self._fabricated = True
-            self._diag("continues-after-call", "the completion goes on after <|call|>: a fabricated tool result (the caller, not the model, writes it)", start, end)
+            self._control_outside(tid, start, end)
 
     def _begin_header(self, start: int, role: str | None) -> None:
         self._state = HEADER
@@ -561,77 +458,6 @@ class Scanner:
         self._hdr = []
         self._preview = ""
 
-    def _salvage(self, tid: int | None, start: int, end: int) -> None:
-        """A header that never reached <|message|>: keep what parses, the rest is the body."""
-        pieces = self._hdr
-        text = "".join(p[0] for p in pieces)
-        lit = "end of stream" if tid is None else LITERAL_BY_ID[tid]
-        split = split_stripped(text) if self._hdr_role is not None else None
-        if split is not None:
-            self._stripped(pieces, text, split, tid, start, end)
-            return
-        h = parse_header(text, self._hdr_role, salvage=True, completion=self._role is not None)
-        at = len(text) if h.content_at is None else h.content_at
-        hdr_end = unit_start(pieces, at) if at < len(text) else start
-        if at >= len(text) and (tid is None or tid == START):
-            # A header cut off (by the end, or by a new message) with no body: no message, nothing to show.
-            where = "stream ended" if tid is None else "<|start|> came"
-            self._diag("eos-in-header" if tid is None else "missing-message", f"{where} inside the header {text[:40]!r}, before <|message|>; no message was made", self._hdr_start, start)
-            self._state = OUTSIDE
-            self._hdr = []
-            self._preview = ""
-            return
-        if tid is None:
-            self._diag("eos-in-header", f"stream ended inside the header {text[:40]!r}; the text after the header fields is read as the body", self._hdr_start, start)
-        else:
-            self._diag("missing-message", f"{lit} ends the header {text[:40]!r} before <|message|>; the text after the header fields is read as the body", self._hdr_start, start)
-        self._open(h, self._hdr_start, hdr_end, pieces, warn=False)
-        if at < len(text):
-            for piece in slice_pieces(pieces, at, len(text)):
-                self._body_text(*piece)
-        self._finish_body(tid, start, end)
-
-    def _stripped(self, pieces: list[Piece], text: str, split: list[tuple[str, int, int, int]], tid: int | None, start: int, end: int) -> None:
-        """``analysis…assistantfinal…``: control tokens were stripped; rebuild the messages."""
-        self._diag("control-tokens-stripped", "control tokens were stripped from this text (analysis…assistantfinal…); messages recovered from the channel names", unit_start(pieces, 0), unit_end(pieces, len(text)))
-        for i, (channel, h0, b0, b1) in enumerate(split):
-            h = Header("assistant", None, None, channel, None)
-            self._open(h, unit_start(pieces, h0), unit_start(pieces, b0) if b0 < len(text) else start, [])
-            for piece in slice_pieces(pieces, b0, b1):
-                self._body_text(*piece)
-            if i < len(split) - 1:
-                self._close_body_implied(unit_start(pieces, b1))
-        self._finish_body(tid, start, end)
-
-    def _finish_body(self, tid: int | None, start: int, end: int) -> None:
-        if tid is None:
-            self._eos_body(start)
-        elif tid == START:
-            self._close_body_implied(start)
-        else:
-            self._end_message(tid, start, end)
-
-    def _resolve_outside(self, tid: int | None, at: int) -> None:
-        """Text between messages, settled when the next <|start|> or the end arrives."""
-        pieces = self._outside
-        if not pieces:
-            return
-        self._outside = []
-        text = "".join(p[0] for p in pieces)
-        if text.isspace():
-            self._diag("whitespace-outside-message", f"{text!r} between messages (a display separator?); ignored", pieces[0][1], pieces[-1][2])
-            return
-        split = split_stripped(text)
-        if split is not None:
-            self._stripped(pieces, text, split, tid, at, at)
-            return
-        role = self._default_role()
-        self._diag("text-outside-message", f"text outside any message ({text.strip()[:40]!r}); read as {with_article(role)} message without header", pieces[0][1], pieces[-1][2])
-        self._open(Header(role, None, None, None, None), pieces[0][1], pieces[0][1], [], warn=False)
-        for piece in pieces:
-            self._body_text(*piece)
-        self._finish_body(tid, at, at)
-
     def _end_message(self, tid: int, start: int, end: int) -> None:
         call = self._call
         if call is not None:
@@ -659,42 +485,16 @@ class Scanner:
             self._diag("eos-in-message", f"message {self._msg} has no stop token (the stream ends inside it)", at, at)
         self._close("eos", at, at)
 
-    def _end_of_text(self, at: int) -> None:
+    def _end_of_text(self, at: int) -> Tail:
         """``<|endoftext|>`` at ``at``: the stream ends here; what follows is only counted."""
-        self._tail_after = f"after {self._last_end}" if self._state is OUTSIDE and self._last_end in _STOP_LITERALS else "where no stop token came before it"
+        after = f"after {self._last_end}" if self._state is OUTSIDE and self._last_end in _STOP_LITERALS else "where no stop token came before it"
         self._settle(at)
         if self._run is not None:
             self._flush_run()
         self._state = OUTSIDE
         self._clean = self._hot = False
-        self._ended = True
-        self._tail_start = at
-        self._tail_pad = 1
-
-    def _tail_text(self, text: str) -> None:
-        """Text after <|endoftext|>: count the padding, note anything else (a spelling cut by a chunk is carried)."""
-        if self._tail_other or not text:
-            return
-        s = self._tail_carry + text
-        n = s.count(ENDOFTEXT_LITERAL)
-        rest = s.replace(ENDOFTEXT_LITERAL, "") if n else s
-        self._tail_pad += n
-        lt = rest.rfind("<")
-        if lt >= 0 and ENDOFTEXT_LITERAL.startswith(rest[lt:]):
-            self._tail_carry, rest = rest[lt:], rest[:lt]
-        else:
-            self._tail_carry = ""
-        if rest and not rest.isspace():
-            self._tail_other = True
-
-    def _tail_finding(self) -> None:
-        start, end = self._tail_start, self._pos
-        if self._tail_other or self._tail_carry:
-            unit = "tokens" if self._mode == "tokens" else "characters"
-            self._diag("after-endoftext", f"<|endoftext|> ends the stream {self._tail_after}; the {end - start} {unit} from it on are not read (more than padding follows it)", start, end)
-        else:
-            n = self._tail_pad
-            self._diag("padding", f"{n} token{'s' if n != 1 else ''} of <|endoftext|> padding {self._tail_after}: the stream ends at the first, and none of it is part of the completion", start, end)
+        self._tail = Tail(at, after)
+        return self._tail
 
     def _close_body_implied(self, at: int, terminator: Terminator = "<|start|>") -> None:
         """The message ends where ``terminator`` (a <|start|>, or a <|channel|> in the body) begins the next header: an empty span."""
