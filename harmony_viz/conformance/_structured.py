@@ -7,7 +7,8 @@ grammar it builds for the request, once per seed, and returns the token ids (``c
 Whatever the random model writes inside the envelope passes; the envelope is checked: a
 header with a channel before the JSON, the JSON on the final channel, a call with its
 recipient (the named one), the stop token that ends the last message, and no finding of the
-scanner at warning or above. A stream cut off by ``max_tokens`` is judged as the prefix it is.
+scanner at warning or above. A stream cut off by ``max_tokens`` is judged as the prefix it is; one cut
+inside a header as that header closed there by ``<|message|>`` (what the grammar let it write so far).
 
 The random model never ends an analysis by chance (one token in 200,000): a ``logit_bias`` on
 ``<|end|>`` stands in for a trained model's ending it, so the stream reaches the JSON or the
@@ -34,11 +35,13 @@ SEEDS = (1, 2, 3)
 MAX_TOKENS = 64
 END_BIAS = {"200007": 20}  # <|end|>: see the module's docstring
 DEFAULT_USER = {"role": "user", "content": "What is the weather in Paris? Answer in JSON."}
-CALL, RETURN, CHANNEL, MESSAGE = 200012, 200002, 200005, 200008
+CALL, RETURN, MESSAGE, START = 200012, 200002, 200008, 200006
 # What a cut stream cannot help: the end-of-stream findings of a prefix.
 CUT_CODES = frozenset({"eos-in-header", "eos-in-message", "call-incomplete", "call-cut-off"})
+HEADER_CODES = frozenset({"bad-channel", "header-junk", "call-on-analysis"})  # what a cut header shows once closed where it was cut
 
 CODES: Codes = {
+    "header-not-harmony": ("error", "a header the grammar let through is not Harmony: the scanner's finding (control tokens as text, a glued or doubled channel, a call on analysis, …) is in the generation's codes"),
     "no-channel-header": ("error", "the completion does not open with a header naming a channel: JSON (or text) from the first token"),
     "final-not-json": ("error", "a response format was asked and the finished final message is not JSON"),
     "json-not-final": ("error", "a response format was asked and the turn ended without a final message"),
@@ -90,13 +93,6 @@ def _wants(request: Mapping[str, Any]) -> tuple[bool, str | None, bool]:
     return fmt.get("type") in ("json_object", "json_schema"), named, choice == "required" or named is not None
 
 
-def _opens_header(ids: Sequence[int]) -> bool:
-    """Whether a completion opens with a header: ``<|channel|>``, or a recipient (`` to=…``) in the role part."""
-    from harmony_viz.tokens import encoding
-
-    return ids[0] == CHANNEL or encoding().decode(list(ids[:3])).lstrip().startswith("to")
-
-
 def envelope_codes(ids: Sequence[int], finish_reason: str | None, request: Mapping[str, Any]) -> tuple[str, ...]:
     """The codes of a generated completion (after ``<|start|>assistant``): the scanner's at warning or above, and the envelope's."""
     from harmony_viz.conformance._run import FAILING
@@ -106,12 +102,17 @@ def envelope_codes(ids: Sequence[int], finish_reason: str | None, request: Mappi
     cut = not ended
     found = scan(list(ids), role="assistant")
     codes = {d.code for d in found.diagnostics if d.severity in FAILING and not (cut and d.code in CUT_CODES)}
+    if cut and "eos-in-header" in {d.code for d in found.diagnostics}:
+        # cut inside a header: its channel as the grammar let it be written so far, the header closed there by <|message|>
+        closed = scan([*ids, MESSAGE], role="assistant")
+        last_start = max((i for i, t in enumerate(ids) if t == START), default=0)
+        codes |= {d.code for d in closed.diagnostics if d.code in HEADER_CODES and d.start >= last_start}
     msgs = found.messages
     wants_json, named, forced_call = _wants(request)
-    if ids and (not msgs or msgs[0].channel is None) and (ended or MESSAGE in ids or not _opens_header(ids)):
-        codes.add("no-channel-header")  # (a stream cut inside its first header, before <|message|>, may still name one)
+    if (msgs and msgs[0].channel is None) or (ended and not msgs):
+        codes.add("no-channel-header")
     for m in msgs:
-        if wants_json and m.channel == "final" and m.end is not None:
+        if wants_json and m.channel == "final" and m.terminator not in (None, "eos"):
             try:
                 json.loads(m.text)
             except ValueError:
@@ -134,6 +135,20 @@ def _finding(code: str, seed: int, detail: str = "") -> Finding:
 
     severity, meaning = CODES.get(code) or DIAGNOSTIC_CODES.get(code) or ("error", code)
     return Finding(code, severity, f"seed {seed}: {meaning}" + (f" ({detail})" if detail else ""))  # type: ignore[arg-type]
+
+
+def _envelope(code: str) -> str:
+    """A generation's code as the result counts it: the scanner's findings are one envelope code (which ones a random model
+    hits varies with the seed and the prompt's date line; that the grammar let one through does not)."""
+    return code if code in CODES else "header-not-harmony"
+
+
+def _detail(code: str, g: Generation) -> str:
+    if code == "server-error":
+        return (g.error or "").splitlines()[0][:200]
+    if code == "header-not-harmony":
+        return ", ".join(x for x in g.codes if x not in CODES)
+    return ""
 
 
 def generate(case: Case, url: str, engine: str, seed: int, *, timeout: float) -> Generation:
@@ -172,7 +187,7 @@ def structured_outcomes(cases: Sequence[Case], engine: str, url: str | None, kno
     for c in cases:
         t0 = time.perf_counter()
         gens = tuple(generate(c, url, found.name, s, timeout=timeout) for s in (c.seeds or SEEDS))
-        findings = tuple(_finding(code, g.seed, (g.error or "").splitlines()[0][:200] if code == "server-error" else "") for g in gens for code in g.codes)
+        findings = tuple(_finding(code, g.seed, _detail(code, g)) for g in gens for code in sorted({_envelope(x) for x in g.codes}))
         check = StructuredCheck(c.id, found.name, gens, findings, sum(g.seconds for g in gens))
         codes = tuple(sorted({f.code for f in findings}))
         status, reason, link, kind = _status(codes, known.get((c.id, found.name, STRUCTURED_API)))
