@@ -17,11 +17,34 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@contextmanager
+def painted_page(path: Path, loads: int = 3) -> Iterator[tuple[Any, list[dict[str, float]]]]:
+    """A chromium tab that loaded the page at ``path`` ``loads`` times, and each load's marks in ms from navigation start:
+    ``p`` the first paint with tokens, ``r`` the widget built, ``dcl`` the HTML parsed."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 950})
+        marks = []
+        for _ in range(loads):
+            page.goto(path.as_uri())
+            page.wait_for_function("() => performance.getEntriesByName('hv-painted').length > 0", timeout=60_000)
+            marks.append(page.evaluate("() => ({r: performance.getEntriesByName('hv-rendered')[0].startTime, p: performance.getEntriesByName('hv-painted')[0].startTime, dcl: performance.getEntriesByType('navigation')[0].domContentLoadedEventStart})"))
+        try:
+            yield page, marks
+        finally:
+            browser.close()
 
 
 def stream(n_tokens: int, corpus: Path | None) -> list[int]:
@@ -83,17 +106,7 @@ def main() -> int:
         t0 = time.perf_counter()
         page_path.write_text(page_html(trace, step=0), encoding="utf-8")
         print(f"page: {page_path.stat().st_size / 1e6:.1f} MB written in {time.perf_counter() - t0:.2f} s (includes the API view data)")
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 950})
-            paints = []
-            for _ in range(3):
-                page.goto(page_path.as_uri())
-                page.wait_for_function("() => performance.getEntriesByName('hv-painted').length > 0", timeout=60_000)
-                marks = page.evaluate("() => ({r: performance.getEntriesByName('hv-rendered')[0].startTime, p: performance.getEntriesByName('hv-painted')[0].startTime, dcl: performance.getEntriesByType('navigation')[0].domContentLoadedEventStart})")
-                paints.append(marks)
+        with painted_page(page_path) as (page, paints):
             chips = page.locator("[data-hv=token]").count()
             first = statistics.median(m["p"] for m in paints)
             print(f"browser: first paint with tokens {first:.0f} ms after navigation start (median of 3; HTML parsed at "
@@ -122,7 +135,6 @@ def main() -> int:
                 }""",
                 [mid, args.steps],
             )
-            browser.close()
     seq, jump, ref = timing["seq"], timing["jump"], timing["ref"]
     print(f"step update (next, {len(seq)} steps from the middle): p50 {pct(seq, 50):.2f} ms, p95 {pct(seq, 95):.2f} ms, max {max(seq):.2f} ms")
     print(f"step update (random jumps, {len(jump)}): p50 {pct(jump, 50):.2f} ms, p95 {pct(jump, 95):.2f} ms, max {max(jump):.2f} ms")

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.bench_widget import ARGS, CHROMIUM, ROOT, pct, stream
+from benchmarks.bench_widget import ROOT, painted_page, pct, stream
 
 CODES = (("html-escape", "warning", "lint"), ("unknown-argument", "info", "lint"), ("bad-channel", "error", "scanner"),
          ("text-dropped", "error", "server"), ("recipient-layout", "info", "prompt"), ("reasoning-in-content", "warning", "server"))
@@ -92,17 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         page_path = Path(tmp) / "bench.html"
         page_path.write_text(page_html(trace, step=0, data=(meta, columns)), encoding="utf-8")
         print(f"page: {page_path.stat().st_size / 1e6:.1f} MB")
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 950})
-            paints = []
-            for _ in range(3):
-                page.goto(page_path.as_uri())
-                page.wait_for_function("() => performance.getEntriesByName('hv-painted').length > 0", timeout=60_000)
-                paints.append(page.evaluate("() => performance.getEntriesByName('hv-painted')[0].startTime"))
-            first = statistics.median(paints)
+        with painted_page(page_path) as (page, marks):
+            first = statistics.median(m["p"] for m in marks)
             timing = page.evaluate(
                 """([start, n, cards]) => {
                     const v = window.harmonyViz.view, root = document.querySelector('[data-hv=root]');
@@ -141,7 +132,6 @@ def main(argv: list[str] | None = None) -> int:
                 }""",
                 [trace.n_steps // 2, args.steps, args.cards],
             )
-            browser.close()
     seq, jump, card, nxt = timing["seq"], timing["jump"], timing["card"], timing["next"]
     print(f"browser: first paint with tokens {first:.0f} ms after navigation start (median of 3); up to {timing['marked']} marked chips drawn")
     print(f"step update (next, {len(seq)} steps from the middle): p50 {pct(seq, 50):.2f} ms, p95 {pct(seq, 95):.2f} ms, max {max(seq):.2f} ms")

@@ -9,14 +9,12 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _serve import serving
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -74,25 +72,7 @@ def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     cmd = [sys.executable, "-m", "jupyter", "lab", "--allow-root", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
            "--ServerApp.token=", "--ServerApp.password=", "--LabApp.expose_app_in_browser=True",
            f"--ServerApp.root_dir={root}", "--ServerApp.disable_check_xsrf=True"]
-    log = open(root / "lab.log", "w")
-    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/api/status", timeout=2).read()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"JupyterLab did not start; log:\n{(root / 'lab.log').read_text()[-3000:]}") from None
-                time.sleep(0.5)
+    with serving(cmd, cwd=root, env=env, log=root / "lab.log", ready_url=f"{url}/api/status", what="JupyterLab"):
         yield {"url": url, "root": root}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _serve import serving
 from conftest import CHROMIUM, _free_port
 from playwright.sync_api import expect
 
@@ -39,31 +37,12 @@ def marimo_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("marimo")
     folder = tmp_path_factory.mktemp("marimo")
     port = _free_port()
-    log = open(folder / "marimo.log", "w")
     env = {**os.environ, "MARIMO_SKIP_UPDATE_CHECK": "1", "HOME": str(folder)}  # no update check, no settings of the user's
     cmd = [sys.executable, "-m", "marimo", "run", str(TOUR), "--headless", "--host", "127.0.0.1", "--port", str(port), "--no-token"]
-    # a session of its own: stopping its group stops the server and the kernel it starts
-    proc = subprocess.Popen(cmd, cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/health", timeout=2).read()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"marimo did not start; log:\n{(folder / 'marimo.log').read_text()[-3000:]}") from None
-                time.sleep(0.5)
+    # a session of its own: stopping its group stops the server and the kernel it starts
+    with serving(cmd, cwd=folder, env=env, log=folder / "marimo.log", ready_url=f"{url}/health", what="marimo", own_group=True):
         yield url
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        log.close()
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +18,7 @@ from typing import Any
 import pytest
 from _lab import wait_for_kernel
 from _replay_streams import XSS_TEXT
+from _serve import serving
 from conftest import CHROMIUM, _free_port
 from playwright.sync_api import expect
 
@@ -45,27 +43,9 @@ def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     cmd = [sys.executable, "-m", "jupyter", "notebook", "--allow-root", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
            "--ServerApp.token=", "--ServerApp.password=", "--JupyterNotebookApp.expose_app_in_browser=True",
            f"--ServerApp.root_dir={root}", "--ServerApp.disable_check_xsrf=True"]
-    log = open(root / "nb7.log", "w")
-    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/api/status", timeout=2).read()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"Notebook 7 did not start; log:\n{(root / 'nb7.log').read_text()[-3000:]}") from None
-                time.sleep(0.5)
+    with serving(cmd, cwd=root, env=env, log=root / "nb7.log", ready_url=f"{url}/api/status", what="Notebook 7"):
         yield {"url": url, "root": root}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 @pytest.fixture(scope="module")
