@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _payload import finding_columns
 
 from harmony_viz._lint import lint
 from harmony_viz._replay import ApiViews, payload
@@ -67,15 +68,9 @@ def _page(ids: list[int]) -> tuple[list[tuple[str, str, str]], dict, dict]:
     """What the page and the widget show of the stream ``ids``: (source, code, severity) of every row of the Findings
     panel, decoded from the payload as the browser does; the API view at the last step (the widget's); the finals a
     saved page builds its API view from."""
-    import numpy as np
-
     trace = Trace.build(ids, "token")
     meta, buf = payload(trace)
-    cols = {}
-    for c in meta["columns"]:
-        if c["name"].startswith("finding."):
-            arr = np.frombuffer(buf, dtype=np.dtype("<" + c["dtype"]), count=c["length"], offset=c["offset"]).astype(np.int64)
-            cols[c["name"][8:]] = np.cumsum(arr) if c["delta"] else arr
+    cols = finding_columns(meta, buf)
     f = meta["findings"]
     rows = [(f["sources"][so], f["codes"][co], f["severities"][sv]) for so, co, sv in zip(cols.get("source", []), cols.get("code", []), cols.get("severity", []))]
     return rows, ApiViews(trace).at(trace.n_steps - 1)["views"], meta["api"]["finals"]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import traitlets
+from _payload import finding_columns
 from _replay_streams import XSS_TEXT, finding5
 
 from harmony_viz import ReplayWidget, replay
@@ -280,14 +281,8 @@ def test_old_shim_modules_are_gone() -> None:
 
 def _rows(w: ReplayWidget) -> list[tuple]:
     """The widget's findings as the browser decodes them: (source, code, severity, token span or None, step)."""
-    import numpy as np
-
-    meta, buf = w._meta, w._columns
-    cols = {}
-    for c in meta["columns"]:
-        if c["name"].startswith("finding."):
-            arr = np.frombuffer(buf, dtype=np.dtype("<" + c["dtype"]), count=c["length"], offset=c["offset"]).astype(np.int64)
-            cols[c["name"][8:]] = np.cumsum(arr) if c["delta"] else arr
+    meta = w._meta
+    cols = finding_columns(meta, w._columns)
     f = meta["findings"]
     return [(f["sources"][so], f["codes"][c], f["severities"][sv], (int(a), int(a + n)) if a >= 0 else None, int(st))
             for st, a, n, sv, so, c in zip(*(cols[k] for k in ("step", "start", "len", "severity", "source", "code")))]
