@@ -181,7 +181,7 @@ def _cut_marker(parent: ET.Element, cut: int, what: str) -> None:
         _el("span", {"class": "hv-static-cut", "data-hv": "cut"}, f" … {cut:,} more {what} ({_HOW_TO_SEE})", parent=parent)
 
 
-def _conversation(parent: ET.Element, messages: Sequence[Message], bounds: Bounds) -> None:
+def _conversation(parent: ET.Element, trace: Trace, messages: Sequence[Message], bounds: Bounds) -> None:
     body = _panel(parent, "conversation", f"Conversation ({len(messages)} messages)")
     half = bounds.messages // 2
     picked = list(range(len(messages))) if len(messages) <= bounds.messages else [*range(half), *range(len(messages) - half, len(messages))]
@@ -197,7 +197,7 @@ def _conversation(parent: ET.Element, messages: Sequence[Message], bounds: Bound
                       None if m.end is not None else "open: no end token"):
             if label:
                 _el("span", {"class": "hv-badge"}, label, parent=head)
-        text, cut = _cut(m.text, bounds.message_chars)
+        text, cut = _cut(trace.content(m.index), bounds.message_chars)
         content = _el("div", {"class": "hv-card-body"}, _visible(text), parent=card)
         _cut_marker(content, cut, "characters")
 
@@ -232,7 +232,8 @@ def _findings(parent: ET.Element, findings: Sequence[Placed], n: int, bounds: Bo
 
 def static_view(trace: Trace, findings: Sequence[Placed], *, name: str | None = None, bounds: Bounds = BOUNDS) -> str:
     """The replay of ``trace`` at its end as one self-contained HTML fragment (its stylesheet inlined, no script, no link)."""
-    messages = trace.messages
+    # the headers (no bodies): a long stream's every message text costs more than its whole trace; the texts shown are read one by one
+    messages = sorted(trace.headers, key=lambda m: m.start)
     n = int(trace.tokens.size)
     what = name or "the stream"
     root = _el("div", {"class": "hv-root hv-by-channel hv-static", "data-hv": "static-view", "data-tokens": str(n)})
@@ -248,9 +249,9 @@ def static_view(trace: Trace, findings: Sequence[Placed], *, name: str | None = 
     if answer is None:
         _el("div", {"class": "hv-empty", "data-hv": "no-answer"}, "no final answer in this stream", parent=body)
     else:
-        text, cut = _cut(answer.text, bounds.answer_chars)
+        text, cut = _cut(trace.content(answer.index), bounds.answer_chars)
         pre = _el("pre", {"class": "hv-static-answer", "data-hv": "final-answer"}, _visible(text), parent=body)
         _cut_marker(pre, cut, "characters")
-    _conversation(root, messages, bounds)
+    _conversation(root, trace, messages, bounds)
     _findings(root, findings, n, bounds)
     return ET.tostring(root, encoding="unicode", method="html")
