@@ -7,6 +7,8 @@ and new engine releases (docs/conformance/reports/) merged into one matrix.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -109,17 +111,25 @@ def test_filters_hide_and_show_rows_and_columns(page, matrix: Path) -> None:  # 
     assert page.errors == []
 
 
-def test_a_cell_opens_its_case_replay_at_its_engine_and_api(page, matrix: Path) -> None:  # noqa: ANN001
-    _open(page, matrix)
-    page.click("td[data-hv=cell][data-case='header/glued-channel'][data-api=chat-stream] a")
+@contextmanager
+def _replay_of_cell(page, cell: str, replay: str, api: str) -> Iterator[None]:  # noqa: ANN001
+    """Click the matrix cell ``cell``: its replay page ``replay`` opens on the server tab at ``api``; the block checks
+    more, then the page's link leads back to the matrix, with no error on either page."""
+    page.click(cell)
     page.wait_for_selector("[data-hv=server-panel]")
-    assert page.url.split("#")[0].endswith("m.replays/header--glued-channel.html")
+    assert page.url.split("#")[0].endswith(replay)
     assert page.get_attribute("[data-hv=api-tab-server]", "class").split() == ["hv-tab", "hv-tab-on"]
-    assert page.eval_on_selector("[data-hv=server-api].hv-tab-on", "b => b.dataset.api") == "chat-stream"
-    assert "reasoning-in-content" in page.eval_on_selector_all("[data-hv=discrepancy]", "ds => ds.map(d => d.dataset.code)")
+    assert page.eval_on_selector("[data-hv=server-api].hv-tab-on", "b => b.dataset.api") == api
+    yield
     page.click("[data-hv=page-link]")  # back to the matrix
     page.wait_for_selector("[data-hv=matrix]")
     assert page.errors == []
+
+
+def test_a_cell_opens_its_case_replay_at_its_engine_and_api(page, matrix: Path) -> None:  # noqa: ANN001
+    _open(page, matrix)
+    with _replay_of_cell(page, "td[data-hv=cell][data-case='header/glued-channel'][data-api=chat-stream] a", "m.replays/header--glued-channel.html", "chat-stream"):
+        assert "reasoning-in-content" in page.eval_on_selector_all("[data-hv=discrepancy]", "ds => ds.map(d => d.dataset.code)")
 
 
 def test_a_cell_of_shipped_captures_opens_their_replay_at_its_engine_and_api(page, tmp_path: Path) -> None:  # noqa: ANN001
@@ -137,15 +147,8 @@ def test_a_cell_of_shipped_captures_opens_their_replay_at_its_engine_and_api(pag
                                     links=links, notes=problems), encoding="utf-8")
     assert problems == [] and sorted(p.name for p in (tmp_path / "m.replays").iterdir()) == ["clean--final-only.html"]  # one page, every engine
     _open(page, out)
-    page.click("td[data-hv=cell][data-engine='llama.cpp'][data-api=responses-stream] a")
-    page.wait_for_selector("[data-hv=server-panel]")
-    assert page.url.split("#")[0].endswith("m.replays/clean--final-only.html")
-    assert page.get_attribute("[data-hv=api-tab-server]", "class").split() == ["hv-tab", "hv-tab-on"]
-    assert page.eval_on_selector("[data-hv=engine-select]", "s => s.value") == "llama.cpp"
-    assert page.eval_on_selector("[data-hv=server-api].hv-tab-on", "b => b.dataset.api") == "responses-stream"
-    page.click("[data-hv=page-link]")  # back to the matrix
-    page.wait_for_selector("[data-hv=matrix]")
-    assert page.errors == []
+    with _replay_of_cell(page, "td[data-hv=cell][data-engine='llama.cpp'][data-api=responses-stream] a", "m.replays/clean--final-only.html", "responses-stream"):
+        assert page.eval_on_selector("[data-hv=engine-select]", "s => s.value") == "llama.cpp"
 
 
 def test_the_readme_picture_of_the_shipped_reports_merged(page, tmp_path: Path) -> None:  # noqa: ANN001
