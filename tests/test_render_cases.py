@@ -47,14 +47,18 @@ def _same_as_reference(conv: Conversation, enc, ref_enc, **kw) -> list[int]:
     return ours
 
 
+def _tool_text(parameters: dict, enc, ref_enc) -> str:
+    """The text of a developer message declaring one tool ``f`` with ``parameters``, rendered as the reference does."""
+    return enc.decode(_same_as_reference(Conversation.from_messages([_dev(ToolDescription("f", "d", parameters))]), enc, ref_enc))
+
+
 # ---------------------------------------------------------------- quirks, default vs fix
 
 MULTILINE = {"type": "object", "properties": {"q": {"type": "string", "description": "First line.\nSecond line."}}}
 
 
 def test_multiline_description_only_first_line_commented(enc, reference_encoding):
-    conv = Conversation.from_messages([_dev(ToolDescription("f", "d", MULTILINE))])
-    text = enc.decode(_same_as_reference(conv, enc, reference_encoding))
+    text = _tool_text(MULTILINE, enc, reference_encoding)
     assert "// First line.\nSecond line.\nq?: string,\n" in text
 
 
@@ -74,8 +78,7 @@ EXAMPLES = {"type": "object", "properties": {"n": {"type": "number", "examples":
 
 
 def test_non_string_examples_leave_bare_heading(enc, reference_encoding):
-    conv = Conversation.from_messages([_dev(ToolDescription("f", "d", EXAMPLES))])
-    text = enc.decode(_same_as_reference(conv, enc, reference_encoding))
+    text = _tool_text(EXAMPLES, enc, reference_encoding)
     assert '// Examples:\nn?: number,\n// Examples:\n// - "x"\ns?: string,\n' in text
 
 
