@@ -12,11 +12,13 @@ docs/images/replay-static.png.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _lab import lab_notebook
+from test_accessibility import audit, axe_source  # noqa: F401  (axe_source: the fixture, used by name)
 
 import harmony_viz as hv
 from harmony_viz.data import sample_path
@@ -122,6 +124,15 @@ def test_the_static_chips_look_like_the_live_ones(converted, no_js, page, tmp_pa
         static_style = no_js.locator("[data-hv=token]").nth(t).evaluate(STYLE)
         assert static_style == live_style, t
         assert no_js.locator("[data-hv=token]").nth(t).inner_text() == a.inner_text()
+
+
+def test_axe_finds_no_serious_violation_in_the_static_view(converted, page, axe_source: Path) -> None:
+    """The nbconvert page with JavaScript on (the view has no script: it is drawn the same), audited by axe-core."""
+    page.route(re.compile(r"^(?!(file|data):).*"), lambda route: route.abort())  # offline, as a saved page is read
+    page.goto(converted["html"].as_uri())
+    page.wait_for_selector("[data-hv=static-view] [data-hv=token]")
+    assert page.locator(".hv-root:not(.hv-static)").count() == 0
+    assert audit(page, axe_source, "[data-hv=static-view]") == {}
 
 
 @pytest.fixture
