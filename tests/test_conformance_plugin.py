@@ -44,7 +44,8 @@ def _wide(monkeypatch: pytest.MonkeyPatch) -> None:
 def sglang() -> None:
     import _server
 
-    from harmony_viz.servers import LaunchError, find_sglang_python
+    from harmony_viz.servers import LaunchError
+    from harmony_viz.servers.engines.sglang import find_sglang_python
 
     try:
         find_sglang_python()

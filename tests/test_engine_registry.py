@@ -11,7 +11,8 @@ import pytest
 from _lens import REQUEST, STREAMS
 
 from harmony_viz.cli import main
-from harmony_viz.servers import check_answer, engines, matrix, matrix_table
+from harmony_viz.servers import engines, matrix, matrix_table
+from harmony_viz.servers.core import check_answer
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ("vllm", "llama.cpp", "sglang", "gpt-oss")
@@ -68,7 +69,7 @@ class Echo(engines.Engine):
     def check_offline(self, named: Sequence[tuple[str, Sequence[int]]], *, request: dict[str, Any], apis: Sequence[str], options: Any) -> Iterator[Any]:
         from dataclasses import replace
 
-        from harmony_viz.servers import expected_for
+        from harmony_viz.servers.core import expected_for
 
         for name, ids in named:
             for api in apis:

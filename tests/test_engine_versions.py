@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from harmony_viz.servers import _launch
-from harmony_viz.servers._launch import ServerSpec, converter_for, ensure_gguf, gguf_cache_path, tree_key
+from harmony_viz.servers.engines import vllm as _launch
+from harmony_viz.servers.engines.llama_cpp import converter_for, ensure_gguf, gguf_cache_path, tree_key
+from harmony_viz.servers.engines.vllm import VllmSpec as ServerSpec
 from harmony_viz.servers.engines import get
 from harmony_viz.servers.engines.vllm import RELEASES, release, version_tuple
 
@@ -53,7 +54,7 @@ def test_a_given_model_dir_is_used_whatever_the_release(monkeypatch: pytest.Monk
 
 
 def test_vllm_0_16s_prompt_is_seen_through_return_token_ids_not_its_render_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
-    from harmony_viz.servers import _prompt
+    from harmony_viz.servers.engines import vllm as _prompt
     from harmony_viz.servers._prompt import PromptUnavailable, ServerPrompt
     from harmony_viz.servers.engines import Probe
 
@@ -200,7 +201,7 @@ def test_the_untied_tiny_model_has_its_own_lm_head(tmp_path: Path) -> None:
 
 def test_a_llama_cpp_checkout_converts_with_its_own_converter(tmp_path) -> None:  # noqa: ANN001
     # The CI workflow of docs/conformance-workflow.yml builds llama-server in a llama.cpp checkout: TREE/build/bin, TREE/convert_hf_to_gguf.py.
-    from harmony_viz.servers import converter_for
+    from harmony_viz.servers.engines.llama_cpp import converter_for
 
     server = tmp_path / "llama.cpp" / "build" / "bin" / "llama-server"
     server.parent.mkdir(parents=True)

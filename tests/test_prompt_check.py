@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, assume, given, settings
 
 from harmony_viz.cli import main
 from harmony_viz.findings import Sides
-from harmony_viz.servers import LaunchError, PromptCheck, ServerError, chat_of_responses, check_file, prompt_check, request_rejected
+from harmony_viz.servers import LaunchError, PromptCheck, ServerError, check_file, prompt_check
+from harmony_viz.servers.core import chat_of_responses, request_rejected
 from harmony_viz.templates import CODES, LensError, render_ours, render_template
 from harmony_viz.tokens import encoding
 
@@ -406,7 +407,7 @@ def _recorded(turn1_prompt: str, wrote: str, turn2_prompt: str):  # noqa: ANN202
 
 
 def test_a_recorded_tool_loop_is_checked_turn_by_turn_against_what_the_model_wrote():
-    from harmony_viz.servers import turn_checks
+    from harmony_viz.servers.core import turn_checks
 
     prompt = "<|start|>user<|message|>What is 2 + 3 * 4?<|end|><|start|>assistant"
     analysis = "<|channel|>analysis<|message|>Use the calculator.<|end|>"

@@ -12,7 +12,7 @@ import pytest
 from harmony_viz._record import PromptSpec, ServerOptions, record, record_server_batch
 from harmony_viz.cli import main
 from harmony_viz.runs import load_runs, run_usage
-from harmony_viz.servers import turn_checks
+from harmony_viz.servers.core import turn_checks
 from harmony_viz.tokens import encoding
 
 CALL_TEXT = (
@@ -73,7 +73,7 @@ def test_tool_loop_through_the_replay_server(replay_server, tmp_path):
 
 @pytest.mark.server
 def test_one_run_with_record_is_a_capture(replay_server):
-    from harmony_viz.servers import is_capture
+    from harmony_viz.servers.core import is_capture
 
     run = record("tiny", "Say hi.", server=replay_server.url, effort="low", temperature=0, max_new_tokens=50, run_id="hi")
     assert run.id == "hi" and run.metadata.reasoning_effort == "low"

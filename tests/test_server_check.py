@@ -13,20 +13,9 @@ import pytest
 from _lens import CAPTURES, CHAT_CODES, STREAMS, codes
 
 from harmony_viz.cli import main
-from harmony_viz.servers import (
-    CODES,
-    CheckInputError,
-    LaunchError,
-    answer_of,
-    check_answer,
-    check_captures,
-    compare_stream_final,
-    ensure_model,
-    expected_for,
-    ids_from_logprobs,
-    load_capture,
-    read_stream,
-)
+from harmony_viz.servers import CheckInputError, LaunchError, answer_of, check_captures, load_capture
+from harmony_viz.servers.core import CODES, check_answer, compare_stream_final, expected_for, ids_from_logprobs, read_stream
+from harmony_viz.servers.engines.vllm import ensure_model
 
 SEED = STREAMS / "seed-001.txt"
 

@@ -9,21 +9,10 @@ import pytest
 from _lens import REQUEST, STREAMS
 
 from harmony_viz.cli import main
-from harmony_viz.servers import (
-    NO_TOOLS_NOTE,
-    CheckResult,
-    Discrepancy,
-    MatrixCell,
-    answer_of,
-    build_request,
-    check_answer,
-    detect_engine,
-    llama_grammar,
-    matrix_table,
-    read_request,
-    read_stream,
-    replay_request,
-)
+from harmony_viz.servers import CheckResult, answer_of, build_request, matrix_table, read_request
+from harmony_viz.servers.core import Discrepancy, MatrixCell, check_answer, read_stream
+from harmony_viz.servers.engines import detect_engine, replay_request
+from harmony_viz.servers.engines.llama_cpp import NO_TOOLS_NOTE, llama_grammar
 
 RETURN, CALL, END = 200002, 200012, 200007
 

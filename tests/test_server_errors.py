@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from _lens import STREAMS
 
-from harmony_viz.servers import check_answer, check_captures, read_stream, with_stream_final
+from harmony_viz.servers import check_captures
+from harmony_viz.servers.core import check_answer, read_stream, with_stream_final
 
 REPORTS = Path(__file__).resolve().parents[1] / "docs" / "conformance" / "reports"
 

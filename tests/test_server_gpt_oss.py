@@ -14,7 +14,9 @@ import pytest
 from _lens import GPT_OSS_CAPTURES, REQUEST, STREAMS, codes
 
 from harmony_viz.cli import main
-from harmony_viz.servers import check_captures, check_streams, detect_engine, engines, read_request, read_stream
+from harmony_viz.servers import check_captures, check_streams, engines, read_request
+from harmony_viz.servers.core import read_stream
+from harmony_viz.servers.engines import detect_engine
 
 pytestmark = pytest.mark.server
 
@@ -114,7 +116,8 @@ def test_a_tool_loop_shows_the_lost_constrain(gpt_oss_server, tmp_path: Path, ca
 
 
 def test_reasoning_is_sent_as_reasoning_text_items() -> None:
-    from harmony_viz.servers import lens, responses_of_chat
+    from harmony_viz.servers import lens
+    from harmony_viz.servers.core import responses_of_chat
 
     body = responses_of_chat(lens.two_step_requests()["two-step-1"])
     kinds = [i["type"] for i in body["input"]]

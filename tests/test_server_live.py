@@ -9,7 +9,8 @@ import pytest
 from _lens import APIS, CAPTURES, CHAT_CODES, REQUEST, STREAMS, codes
 
 from harmony_viz.cli import main
-from harmony_viz.servers import build_request, check_captures, check_streams, client_for, read_request, read_stream, send
+from harmony_viz.servers import build_request, check_captures, check_streams, client_for, read_request, send
+from harmony_viz.servers.core import read_stream
 
 pytestmark = pytest.mark.server
 

@@ -12,7 +12,10 @@ import pytest
 from _lens import APIS, LLAMA_CAPTURES, REQUEST, STREAMS, codes
 
 from harmony_viz.cli import main
-from harmony_viz.servers import NO_TOOLS_NOTE, check_captures, check_streams, detect_engine, llama_grammar, read_request, read_stream
+from harmony_viz.servers import check_captures, check_streams, read_request
+from harmony_viz.servers.core import read_stream
+from harmony_viz.servers.engines import detect_engine
+from harmony_viz.servers.engines.llama_cpp import NO_TOOLS_NOTE, llama_grammar
 
 pytestmark = pytest.mark.server
 

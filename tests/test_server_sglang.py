@@ -14,18 +14,9 @@ import pytest
 from _lens import REQUEST, STREAMS, codes
 from _server import _unavailable
 
-from harmony_viz.servers import (
-    SGLANG_RUNNER,
-    LaunchError,
-    SGLangRun,
-    answer_of,
-    check_sglang,
-    find_sglang_python,
-    read_stream,
-    run_sglang,
-    sglang_results,
-    sglang_texts,
-)
+from harmony_viz.servers import LaunchError, answer_of
+from harmony_viz.servers.core import read_stream
+from harmony_viz.servers.engines.sglang import SGLANG_RUNNER, SGLangRun, check_sglang, find_sglang_python, run_sglang, sglang_results, sglang_texts
 from harmony_viz.tokens import encoding
 
 TOOLS = json.loads(REQUEST.read_text())["tools"]

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from harmony_viz.servers import llama_tree  # noqa: E402
+from harmony_viz.servers.engines.llama_cpp import llama_tree  # noqa: E402
 from harmony_viz.tiny import gguf_tokens, make_gguf, make_tiny_model  # noqa: E402
 from harmony_viz.tokens import N_VOCAB, SPECIAL_TOKENS  # noqa: E402
 

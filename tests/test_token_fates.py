@@ -17,7 +17,9 @@ import pytest
 from harmony_viz import replay
 from harmony_viz._replay import logprob_columns, logprobs_of, payload
 from harmony_viz.inputs import read
-from harmony_viz.servers import FATES, answer_logprobs, capture_logprobs, check_captures, lens, load_capture, result_fates, result_logprobs
+from harmony_viz.servers import check_captures, lens, load_capture
+from harmony_viz.servers import lens_logprobs as result_logprobs
+from harmony_viz.servers.core import FATES, answer_logprobs, capture_logprobs, result_fates
 from harmony_viz.trace import Logprobs, Trace
 
 # The codes whose span is a message the answer put somewhere else than the format does.

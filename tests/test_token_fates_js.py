@@ -16,7 +16,8 @@ from _js import node, run_node_tests
 
 from harmony_viz._replay import logprobs_of, payload, server_tab
 from harmony_viz.inputs import read
-from harmony_viz.servers import FATES, check_captures, lens, result_fates
+from harmony_viz.servers import check_captures, lens
+from harmony_viz.servers.core import FATES, result_fates
 from harmony_viz.tokens import encoding, special_by_id
 from harmony_viz.trace import Trace
 
@@ -73,7 +74,8 @@ def test_the_browser_reads_fates_and_log_probs_as_python_wrote_them(tmp_path: Pa
         if isinstance(source, list):
             results, offset = source, 0
         else:
-            from harmony_viz.servers import capture_result, load_capture
+            from harmony_viz.servers import load_capture
+            from harmony_viz.servers.core import capture_result
 
             run = load_capture(source)
             results, offset = [capture_result(run)], len(run.prompt_token_ids)

@@ -32,16 +32,11 @@ from harmony_viz.trace import Logprobs
 def logprobs_of(stream: Any) -> Logprobs | None:
     """The log-probs a stream the reader made carries (``Input.stream()``): a capture's or check results' answer, or a
     recorded run's; None when it has none."""
-    from harmony_viz.servers import CheckResult, capture_logprobs, is_capture, result_logprobs
+    from harmony_viz.servers import lens_logprobs
 
     lens = getattr(stream, "lens", None)
     if lens is not None:
-        if is_capture(lens):
-            return capture_logprobs(lens)
-        results = [lens] if isinstance(lens, CheckResult) else lens
-        if isinstance(results, (list, tuple)) and results and all(isinstance(r, CheckResult) for r in results):
-            return result_logprobs(results)
-        return None
+        return lens_logprobs(lens)
     run = getattr(stream, "run", None)
     if run is None or run.text is not None:
         return None

@@ -15,6 +15,8 @@ EPILOG = """examples:
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from harmony_viz.servers.core import REQUEST_KINDS
+
     p = command(subparsers, "capture", run, help="send one request to any OpenAI-compatible server and keep everything it returned, as a run", description="Send one Chat Completions or Responses request (vLLM, SGLang, Ollama, llama.cpp, LM Studio...) and "
         "keep the request, every chunk or event with its arrival time, the final object and, when the server offers "
         "them, the token ids. The capture is a run: html, replay, stats and server-check accept it.", epilog=EPILOG)
@@ -23,7 +25,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--prompt", metavar="TEXT", help="one user message")
     what.add_argument("--request", metavar="REQUEST.json", help="a Chat Completions request body (messages, tools)")
-    p.add_argument("--api", choices=["chat", "responses"], help="which API (default chat; responses for a server that serves no Chat API, as the reference server)")
+    p.add_argument("--api", choices=list(REQUEST_KINDS), help="which API (default chat; responses for a server that serves no Chat API, as the reference server)")
     p.add_argument("--stream", action="store_true", help="stream the answer (chunks/events kept with arrival times)")
     p.add_argument("--max-tokens", type=int, metavar="N", help="maximum tokens to generate")
     add_out(p, metavar="CAPTURE.json", required=True, help="file to write")

@@ -27,6 +27,8 @@ unreachable server. Codes and severities: see docs/server-lens.md.
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from harmony_viz.servers.core import APIS
+
     p = command(subparsers, "server-check", run, help="replay streams through a server (or read captures) and list where its answer departs from the tokens", description="Compare a server's Chat Completions / Responses answer with our projection of the same tokens.", epilog=EPILOG)
     p.add_argument("files", nargs="+", metavar="STREAM|CAPTURE", help="stream files (with --base-url) or capture files (without)")
     p.add_argument("--base-url", metavar="URL", help="the server, e.g. http://127.0.0.1:8000/v1 (omit to check captures offline)")
@@ -35,25 +37,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_engine_options(p, "server-check")
     p.add_argument("--model", metavar="NAME", help="model name (default: the first one the server lists)")
     p.add_argument("--request", metavar="REQUEST.json", help="a Chat Completions request body (messages, tools); Responses requests are derived from it")
-    p.add_argument("--api", choices=["chat", "chat-stream", "responses", "responses-stream", "all"], default="all", help="which API to check (default all)")
+    p.add_argument("--api", choices=[*APIS, "all"], default="all", help="which API to check (default all)")
     p.add_argument("--save-captures", metavar="DIR", help="also save each exchange as a capture (DIR/STEM.API.json) to check again offline")
     p.add_argument("--json", action="store_true", help="one JSON object a line per stream per api")
     p.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds per request (default 120)")
-
-
-def _saving(results, folder: str, request: dict):  # noqa: ANN001, ANN202
-    """Pass offline results on, saving each as a capture (``STEM.API.json``) on the way."""
-    from pathlib import Path
-
-    from harmony_viz.servers import capture_of_result, save_capture
-
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    for r in results:
-        if r.served:
-            model = f"{r.engine}-{r.engine_version}-parser"
-            run = capture_of_result(r, {**request, "model": model}, base_url=f"offline:{r.engine}", model=model)
-            save_capture(run, Path(folder) / f"{Path(r.file).stem}.{r.api}.json")
-        yield r
 
 
 def run(args: argparse.Namespace) -> int:
@@ -76,10 +63,8 @@ def run(args: argparse.Namespace) -> int:
         if offline:
             if args.base_url:
                 raise CLIError(f"--engine {args.engine} runs offline: it takes no --base-url")
-            request = read_request(args.request)
-            results = check_engine(args.engine, args.files, request=request, apis=apis, options=engine_options(args))
-            if args.save_captures:
-                results = _saving(results, args.save_captures, request)
+            results = check_engine(args.engine, args.files, request=read_request(args.request), apis=apis, options=engine_options(args),
+                                   save_captures=args.save_captures)
         elif args.base_url:
             engine = None if args.engine == "auto" else args.engine
             results = check_streams(args.base_url, args.files, model=args.model, request=read_request(args.request), apis=apis, timeout=args.timeout,

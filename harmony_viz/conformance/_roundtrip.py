@@ -27,7 +27,9 @@ from typing import Any
 
 from harmony_viz.conformance._case import Case
 from harmony_viz.conformance._records import Known, KnownKey, Outcome
-from harmony_viz.servers import PromptCheck, PromptUnavailable, ServerError, client_for, engines, replay_request, responses_of_chat, send, server_prompt
+from harmony_viz.servers import PromptCheck, PromptUnavailable, ServerError, client_for, engines, send, server_prompt
+from harmony_viz.servers.core import responses_of_chat
+from harmony_viz.servers.engines import replay_request
 
 ROUNDTRIP_API = "roundtrip"  # the API column of a roundtrip case: the prompt the engine rendered after its own answer
 CHAT_FIELD = {"chat-reasoning_content": "reasoning_content", "chat-reasoning": "reasoning", "chat-no-reasoning": None}
@@ -202,7 +204,7 @@ def roundtrip_outcome(case: Case, engine_name: str, url: str | None, known: Mapp
     server_t = ex.elapsed
     notes = tuple(replay.notes)
     if ex.error is not None or not isinstance(ex.final, Mapping):
-        from harmony_viz.servers._prompt_check import request_rejected
+        from harmony_viz.servers.core import request_rejected
 
         line = (ex.error or "no answer").splitlines()[0]
         check = RoundTripCheck(case.id, found.name, f"{found.name} {api}: its answer to the first request", (request_rejected(line),),
@@ -219,7 +221,7 @@ def roundtrip_outcome(case: Case, engine_name: str, url: str | None, known: Mapp
         return _not_served(case, found.name, version, str(exc))
     server_t += got.seconds
     if got.ids is None:
-        from harmony_viz.servers._prompt_check import request_rejected
+        from harmony_viz.servers.core import request_rejected
 
         diffs: tuple[Any, ...] = (request_rejected(got.error or ""),)
         check = RoundTripCheck(case.id, found.name, got.source, diffs, error=got.error, seconds=got.seconds, shape=shape, answer=answer,

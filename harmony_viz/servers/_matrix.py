@@ -7,34 +7,15 @@ the one-line reason the engine could not be checked at all (unreachable, not ins
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.servers._check import CheckResult, read_stream
-from harmony_viz.servers._client import ServerError
-
-
-@dataclass(frozen=True)
-class MatrixCell:
-    """One stream through one engine's api: its result, or why it could not be checked."""
-
-    stream: str
-    engine: str
-    api: str
-    result: CheckResult | None = None
-    failure: str | None = None
-
-    @property
-    def summary(self) -> str:
-        """The worst severity and its codes (``error: text-dropped``), ``ok``, or ``not checked``."""
-        if self.result is None:
-            return "not checked"
-        worst = self.result.worst
-        if worst is None:
-            return "ok"
-        codes = sorted({d.code for d in self.result.discrepancies if d.severity == worst})
-        return f"{worst}: {', '.join(codes)}"
+from harmony_viz.servers import engines
+from harmony_viz.servers._check import check_engine
+from harmony_viz.servers._launch import LaunchError
+from harmony_viz.servers.core._exchange import ServerError
+from harmony_viz.servers.core._read import read_stream
+from harmony_viz.servers.core._result import MatrixCell
 
 
 def stream_label(path: str) -> str:
@@ -48,10 +29,6 @@ def matrix(streams: Sequence[str], *, request: dict[str, Any] | None = None, tim
     ``sglang=True`` for one that runs offline; any other keyword is an engine option
     (``sglang_python=PY``). Columns come in registry order, one per engine and API it serves.
     """
-    from harmony_viz.servers import engines
-    from harmony_viz.servers._check import check_engine
-    from harmony_viz.servers._launch import LaunchError
-
     for s in streams:
         read_stream(s)  # bad input fails before any request
     by_dest = {e.dest: e for e in engines.engines()}
@@ -65,9 +42,9 @@ def matrix(streams: Sequence[str], *, request: dict[str, Any] | None = None, tim
         try:
             results = list(check_engine(engine.name, streams, base_url=url, request=request, apis=engine.apis, options=options, timeout=timeout))
         except (ServerError, LaunchError) as exc:
-            cells += [MatrixCell(stream_label(s), engine.name, api, failure=str(exc)) for s in streams for api in engine.apis]
+            cells += [MatrixCell(stream=stream_label(s), engine=engine.name, api=api, failure=str(exc)) for s in streams for api in engine.apis]
             continue
-        cells += [MatrixCell(stream_label(r.file), engine.name, r.api, result=r) for r in results]
+        cells += [MatrixCell(stream=stream_label(r.file), engine=engine.name, api=r.api, result=r) for r in results]
     return cells
 
 

@@ -3,7 +3,8 @@
 Each engine of the registry (``servers/engines/``) says how its prompt is seen (vLLM's render
 endpoints, llama.cpp's ``/apply-template`` + ``/tokenize``, the reference server's render through
 our app); any other server is asked for ``prompt_token_ids`` (SGLang documents
-``return_prompt_token_ids``). This module holds what they share.
+``return_prompt_token_ids``). This module holds what they share; ``prompt-check`` asks the engine
+(``_prompt_check.server_prompt``).
 
 A server that offers no way raises :class:`PromptUnavailable` (one line). A server that answers a
 valid request with an HTTP error gives a prompt with ``error`` set: that refusal is a finding.
@@ -11,11 +12,11 @@ valid request with an HTTP error gives a prompt with ``error`` set: that refusal
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
-from harmony_viz.servers._client import ServerError, build_request, client_for
+from harmony_viz.servers._client import build_request, client_for, httpx_module, send
+from harmony_viz.servers.core._exchange import ServerError
 
 
 class PromptUnavailable(ServerError):
@@ -36,10 +37,7 @@ def post(client: Any, path: str, body: dict[str, Any]) -> tuple[int, Any]:
     """(status, JSON body or text) of one POST; an unreachable server raises ServerError."""
     import openai
 
-    from harmony_viz.servers._client import httpx_module
-
     httpx = httpx_module()
-
     try:
         response = client.post(path, body=body, cast_to=httpx.Response)
     except openai.APIStatusError as exc:
@@ -72,30 +70,12 @@ def without_stream(request: dict[str, Any]) -> dict[str, Any]:
 
 def prompt_token_ids(base_url: str, request: dict[str, Any], model: str, source: str) -> ServerPrompt:
     """A one-token chat completion that asks for the prompt's ids (vLLM's and SGLang's fields)."""
-    from harmony_viz.servers._client import send
-
     body = {**without_stream(request), "extra_body": {"return_token_ids": True, "return_prompt_token_ids": True, **(request.get("extra_body") or {})}}
     ex = send(client_for(base_url), "chat", build_request("chat", body, model=model, max_tokens=1, script=None, token_ids=False))
     if ex.error is not None:
-        return ServerPrompt(None, source, ex.error)
+        return ServerPrompt(ids=None, source=source, error=ex.error)
     final = ex.final or {}
     ids = final.get("prompt_token_ids") or next((c.get("prompt_token_ids") for c in final.get("choices") or [] if c.get("prompt_token_ids")), None)
     if not isinstance(ids, list):
         raise PromptUnavailable(f"{base_url}: the server returned no prompt_token_ids and offers no render endpoint; its prompt cannot be seen")
-    return ServerPrompt(tuple(ids), source)
-
-
-def server_prompt(base_url: str, request: dict[str, Any], *, engine: str | None = None, kind: str = "chat", model: str | None = None) -> ServerPrompt:
-    """The prompt ``base_url`` renders for ``request`` (a Chat Completions body, or a Responses body when ``kind="responses"``).
-
-    ``engine`` (a registry name) says how it is asked; None detects it, and an unknown server is
-    asked as any server that returns ``prompt_token_ids``.
-    """
-    from harmony_viz.servers import engines
-
-    found = engines.get(engine) if engine else engines.detect(base_url)
-    found = found or engines.GENERIC
-    model = model or request.get("model") or found.model(client_for(base_url))
-    t0 = time.perf_counter()
-    got = found.prompt(base_url, request, kind=kind, model=model)
-    return ServerPrompt(got.ids, got.source, got.error, time.perf_counter() - t0)
+    return ServerPrompt(ids=tuple(ids), source=source)

@@ -7,7 +7,7 @@ Spans in ``where`` are shifted into the replayed stream's token units, so a capt
 holds its prompt ids highlights the right tokens.
 
 Each check also says what its answer made of every token (``fates``: the server lens's own
-alignment, ``_compare.fates``), run-length coded over the replayed stream: a run's value is
+alignment, ``core._fates``), run-length coded over the replayed stream: a run's value is
 ``fate | expected << 3 | mismatch << 6`` (codes index ``FATES``; the prompt's tokens are 0).
 """
 
@@ -15,12 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harmony_viz.servers._answer import Answer, answer_of
-from harmony_viz.servers._capture import capture_result, is_capture
-from harmony_viz.servers._check import CheckResult
-from harmony_viz.servers._compare import FATES, Fates, fates, messages_of
+from harmony_viz._diffview import diff_json
+from harmony_viz.servers.core._answer import Answer, answer_of
+from harmony_viz.servers.core._capture_file import capture_logprobs, capture_result, is_capture
+from harmony_viz.servers.core._fates import FATES, fate_runs, result_fates
+from harmony_viz.servers.core._logprobs import answer_logprobs
+from harmony_viz.servers.core._prompt_diff import PromptCheck
+from harmony_viz.servers.core._result import CheckResult
+
+if TYPE_CHECKING:
+    from harmony_viz.trace import Logprobs
 
 
 def _answer_json(answer: Answer) -> dict[str, Any]:
@@ -56,46 +62,14 @@ def check_view(result: CheckResult, *, offset: int = 0) -> dict[str, Any]:
     }
 
 
-def prompt_view(check: Any) -> dict[str, Any]:
-    """A prompt check (``PromptCheck``) as the prompt tab draws it: its JSON, and the render diff of both prompts (none when refused)."""
-    from harmony_viz._diffview import diff_json  # the render diff's JSON, as the playground's diff view draws it
-
+def prompt_view(check: PromptCheck) -> dict[str, Any]:
+    """A prompt check as the prompt tab draws it: its JSON, and the render diff of both prompts (none when refused)."""
     diff = diff_json(check.ours, check.server, check.differences, layout="prompt", origin=check.prompt_source) if check.server is not None else None
     return {**check.to_json(), "diff": diff}
 
 
-def result_fates(result: CheckResult) -> Fates | None:
-    """What the result's answer made of each token of its completion (``_compare.fates``); None without an answer to
-    place (an API not served, no token ids). An answer lost to a server error drops every token's text."""
-    if not result.served or not result.token_ids or result.expected is None:
-        return None
-    if result.error is None and result.server is None:
-        return None
-    server = None if result.error is not None else answer_of(result.api, result.server)
-    ids = list(result.token_ids)
-    return fates(server, answer_of(result.api, result.expected), messages_of(ids), ids)
-
-
-def fate_runs(f: Fates | None, offset: int = 0) -> dict[str, list[int]] | None:
-    """``{"lengths", "values"}``: a result's fates run-length coded over the replayed stream (the prompt's
-    ``offset`` tokens first, value 0); each value is ``fate | expected << 3 | mismatch << 6``."""
-    if f is None:
-        return None
-    lengths, values = ([offset], [0]) if offset else ([], [])
-    for a, b in zip(f.fate, f.expected):
-        v = a | b << 3 | (a != b) << 6
-        if values and values[-1] == v:
-            lengths[-1] += 1
-        else:
-            lengths.append(1)
-            values.append(v)
-    return {"lengths": lengths, "values": values}
-
-
-def result_logprobs(results: Sequence[CheckResult]) -> Any:
-    """The log-probs the first answer that carries some has for its completion (a ``trace.Logprobs``), or None."""
-    from harmony_viz.servers._capture import answer_logprobs
-
+def result_logprobs(results: Sequence[CheckResult]) -> Logprobs | None:
+    """The log-probs the first answer that carries some has for its completion, or None."""
     for r in results:
         if r.server and r.error is None:
             got = answer_logprobs(r.api, r.server, list(r.token_ids), source=f"{r.engine or 'the server'} {r.api}")
@@ -115,8 +89,6 @@ def lens_source(source: Any) -> tuple[list[int], str | None, dict[str, Any]] | N
 
     A prompt check (``servers.prompt_check``) replays the server's prompt, with the prompt tab only.
     """
-    from harmony_viz.servers._prompt_check import PromptCheck
-
     if isinstance(source, PromptCheck):
         return list(source.server if source.server is not None else source.ours), None, {"checks": [], "prompt": prompt_view(source)}
     if isinstance(source, CheckResult):
@@ -130,4 +102,14 @@ def lens_source(source: Any) -> tuple[list[int], str | None, dict[str, Any]] | N
         prompt = list(source.prompt_token_ids)
         role = None if prompt else "assistant"
         return prompt + list(source.completion_token_ids), role, server_payload([capture_result(source)], offset=len(prompt))
+    return None
+
+
+def lens_logprobs(lens: Any) -> Logprobs | None:
+    """The log-probs of what a page replays from a server-lens record (a capture run, a check result or a list of them), or None."""
+    if is_capture(lens):
+        return capture_logprobs(lens)
+    results = [lens] if isinstance(lens, CheckResult) else lens
+    if isinstance(results, (list, tuple)) and results and all(isinstance(r, CheckResult) for r in results):
+        return result_logprobs(results)
     return None

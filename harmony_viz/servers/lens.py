@@ -4,7 +4,7 @@
 >>> results = list(lens.check_captures(lens.shipped_captures()))   # vLLM 0.32's answers, shipped
 >>> sorted(set(lens.discrepancy_table(results)["code"].dropna()))[:2]
 ['arguments-reserialized', 'control-token-in-content']
->>> lens.engine_table(lens.check_captures(lens.shipped_captures("llama.cpp"))).loc["glued-channel", ("llama.cpp", "chat")]
+>>> lens.matrix_frame(lens.check_captures(lens.shipped_captures("llama.cpp"))).loc["glued-channel", ("llama.cpp", "chat")]
 'error: server-error'
 """
 
@@ -20,41 +20,36 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.servers._capture import capture, load_capture
-from harmony_viz.servers._check import CheckResult, check_captures, check_streams, read_request
-from harmony_viz.servers._compare import CODES
-from harmony_viz.servers._launch import LaunchError, find_llama_server, find_python
-from harmony_viz.servers._matrix import MatrixCell
-from harmony_viz.servers.engines.sglang import check_sglang, find_sglang_python
+from harmony_viz.servers import engines
+from harmony_viz.servers._capture import capture
+from harmony_viz.servers._check import check_captures, check_streams
+from harmony_viz.servers._launch import LaunchError
+from harmony_viz.servers.core._capture_file import load_capture
+from harmony_viz.servers.core._exchange import APIS, CHAT_APIS, RESPONSES_APIS
+from harmony_viz.servers.core._read import read_request
+from harmony_viz.servers.core._result import CheckResult, MatrixCell
 
 __all__ = [
-    "CODES",
-    "CheckResult",
-    "ReplayServer",
-    "capture",
-    "check_captures",
-    "bug_zoo_markdown",
-    "check_sglang",
-    "check_streams",
-    "discrepancy_table",
-    "llama_server",
-    "engine_table",
-    "load_capture",
-    "shipped_captures",
-    "shipped_engines",
-    "zoo_columns",
-    "shipped_prompt_captures",
-    "capture_prompts",
-    "prompt_requests",
-    "two_step_requests",
-    "shipped_request",
-    "sglang_python",
-    "shipped_streams",
-    "start_replay_server",
-    "stream_name",
-    "vllm_python",
-    "gpt_oss_python",
+    "ReplayServer", "bug_zoo_markdown", "capture", "capture_prompts", "check_captures", "check_streams", "discrepancy_table", "load_capture",
+    "matrix_frame", "prompt_requests", "shipped_captures", "shipped_engines", "shipped_prompt_captures", "shipped_request", "shipped_streams",
+    "start_replay_server", "stream_name", "two_step_requests", "zoo_columns",
 ]
+
+# Names that left this face: reading one is an AttributeError in one line that says where it lives now.
+_MOVED: dict[str, str] = {
+    "CODES": "harmony_viz.servers.core.CODES",
+    "CheckResult": "harmony_viz.servers.CheckResult",
+    "check_sglang": "harmony_viz.servers.engines.sglang.check_sglang",
+    "engine_table": "harmony_viz.servers.lens.matrix_frame",
+    **{name: f"harmony_viz.servers.engines.get({engine!r}).installed" for name, engine in
+       (("vllm_python", "vllm"), ("llama_server", "llama.cpp"), ("sglang_python", "sglang"), ("gpt_oss_python", "gpt-oss"))},
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        raise AttributeError(f"harmony_viz.servers.lens has no attribute {name!r}; it lives in {_MOVED[name]}")
+    raise AttributeError(f"module 'harmony_viz.servers.lens' has no attribute {name!r}")
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "server_lens"
 
@@ -71,15 +66,13 @@ def shipped_captures(engine: str = "vllm") -> list[str]:
     shipped = shipped_engines()
     if engine not in shipped:
         raise ValueError(f"no shipped captures for engine {engine!r}; expected one of {', '.join(shipped)}")
-    order = {"chat": 0, "chat-stream": 1, "responses": 2, "responses-stream": 3}
+    order = {api: k for k, api in enumerate(APIS)}
     files = (DATA / "captures" / engine).glob("*.json")
-    return [str(p) for p in sorted(files, key=lambda p: (p.name.split(".")[0], order.get(p.name.split(".")[1], 9)))]
+    return [str(p) for p in sorted(files, key=lambda p: (p.name.split(".")[0], order.get(p.name.split(".")[1], len(order))))]
 
 
 def shipped_engines() -> tuple[str, ...]:
     """The engines of the registry that shipped captures of the bug zoo come from, in registry order."""
-    from harmony_viz.servers import engines
-
     return tuple(n for n in engines.names() if (DATA / "captures" / n).is_dir())
 
 
@@ -137,8 +130,6 @@ def capture_prompts(base_url: str, folder: str | os.PathLike[str], requests: dic
 
 def shipped_prompt_captures(engine: str = "vllm") -> list[str]:
     """Captures of ``two_step_requests()`` and ``prompt_requests()`` made by an engine (vLLM 0.32.0, llama.cpp), each with the prompt it rendered."""
-    from harmony_viz.servers import engines
-
     shipped = [n for n in engines.names() if (PROMPT_DATA / n).is_dir()]
     if engine not in shipped:
         raise ValueError(f"no shipped prompt captures for engine {engine!r}; expected one of {', '.join(shipped)}")
@@ -171,11 +162,11 @@ def discrepancy_table(results: Sequence[CheckResult]) -> Any:
     return pd.DataFrame(rows, columns=["stream", "engine", "api", "replayed", "error", "code", "severity", "message", "tokens"])
 
 
-def engine_table(results: Any) -> Any:
+def matrix_frame(results: Any) -> Any:
     """One row per stream, one column per (engine, api): the worst severity and its codes, as ``matrix`` prints them."""
     import pandas as pd
 
-    cells = [MatrixCell(stream_name(r), r.engine or "?", r.api, result=r) for r in results]
+    cells = [MatrixCell(stream=stream_name(r), engine=r.engine or "?", api=r.api, result=r) for r in results]
     frame = pd.DataFrame([{"stream": c.stream, "engine": c.engine, "api": c.api, "cell": c.summary} for c in cells])
     if frame.empty:
         return frame
@@ -185,12 +176,10 @@ def engine_table(results: Any) -> Any:
 
 def zoo_columns() -> tuple[tuple[str, str], ...]:
     """The bug-zoo table's columns: each engine with shipped captures, through its Chat APIs (its Responses APIs when it serves no Chat)."""
-    from harmony_viz.servers import engines
-
     out = []
     for name in shipped_engines():
         served = engines.get(name).apis
-        out += [(name, a) for a in (("chat", "chat-stream") if "chat" in served else ("responses", "responses-stream")) if a in served]
+        out += [(name, a) for a in (CHAT_APIS if "chat" in served else RESPONSES_APIS) if a in served]
     return tuple(out)
 
 
@@ -199,11 +188,9 @@ def bug_zoo_markdown() -> str:
 
     ``python -c "from harmony_viz.servers import lens; print(lens.bug_zoo_markdown())"`` writes it anew.
     """
-    from harmony_viz.servers import engines
-
     columns = zoo_columns()
     results = [r for engine in shipped_engines() for r in check_captures(shipped_captures(engine))]
-    table = engine_table(results)
+    table = matrix_frame(results)
     head = ["stream", *(f"{engines.get(e).label} {'streamed' if a.endswith('-stream') else a}" for e, a in columns)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for stream in table.index:
@@ -211,40 +198,6 @@ def bug_zoo_markdown() -> str:
         cells = [c if c != "nan" else "" for c in cells]
         lines.append("| " + " | ".join([f"`{stream}`", *(c.replace("error: ", "**error**: ") for c in cells)]) + " |")
     return "\n".join(lines)
-
-
-def llama_server() -> str | None:
-    """The llama-server binary (``$HARMONY_VIZ_LLAMA_SERVER`` or scripts/install-llama-cpp.sh's build), or None."""
-    try:
-        return str(find_llama_server(None))
-    except LaunchError:
-        return None
-
-
-def sglang_python() -> str | None:
-    """The Python of SGLang's venv (``$HARMONY_VIZ_SGLANG_PYTHON`` or scripts/install-sglang-parser.sh's), or None."""
-    try:
-        return find_sglang_python(None)
-    except LaunchError:
-        return None
-
-
-def gpt_oss_python() -> str | None:
-    """The Python of the reference server's venv (``$HARMONY_VIZ_GPT_OSS_PYTHON`` or scripts/install-gpt-oss.sh's), or None."""
-    from harmony_viz.servers.engines.gpt_oss import find_gpt_oss_python
-
-    try:
-        return find_gpt_oss_python(None)
-    except LaunchError:
-        return None
-
-
-def vllm_python() -> str | None:
-    """A Python that imports vllm (``$HARMONY_VIZ_VLLM_PYTHON`` or this one), or None."""
-    try:
-        return find_python(None)
-    except LaunchError:
-        return None
 
 
 class ReplayServer:
@@ -276,7 +229,8 @@ def start_replay_server(*, engine: str = "vllm", python: str | None = None, chat
     """Start a replay server and return once it answers; the engine's log goes to ``log``.
 
     vLLM takes 1-2 minutes on 2 cores; llama.cpp a few seconds (plus a one-off GGUF conversion); the
-    reference server a few seconds. ``python`` is the engine's own venv (vLLM's, the reference's).
+    reference server a few seconds. ``python`` is the engine's own venv (vLLM's, the reference's);
+    ``chat_template`` is llama.cpp's; the engine says which option passes each on.
     """
     import socket
 
@@ -284,16 +238,8 @@ def start_replay_server(*, engine: str = "vllm", python: str | None = None, chat
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-    from harmony_viz.servers import engines
-
-    cmd = [sys.executable, "-m", "harmony_viz", "replay-server", "--engine", engine, "--port", str(port)]
-    if python:
-        flag = engines.get(engine).python_flag
-        if flag is None:
-            raise LaunchError(f"{engine} takes no Python of its own")
-        cmd += [flag, python]
-    if chat_template:
-        cmd += ["--chat-template", chat_template]
+    cmd = [sys.executable, "-m", "harmony_viz", "replay-server", "--engine", engine, "--port", str(port),
+           *engines.get(engine).replay_server_args(python=python, chat_template=chat_template)]
     sink = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 - the child keeps it open
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=sink, stdin=subprocess.DEVNULL)
     assert proc.stdout is not None

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from harmony_viz import save_html
-from harmony_viz.servers import FATES, capture_logprobs, capture_result, check_captures, lens, load_capture, result_fates
+from harmony_viz.servers import check_captures, lens, load_capture
+from harmony_viz.servers.core import FATES, capture_logprobs, capture_result, result_fates
 
 pytestmark = pytest.mark.browser
 

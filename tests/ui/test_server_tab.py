@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from _page import open_tab
 
-from harmony_viz.servers import check_answer, expected_for, lens, read_stream
+from harmony_viz.servers import lens
+from harmony_viz.servers.core import check_answer, expected_for, read_stream
 
 pytestmark = pytest.mark.browser
 

@@ -43,7 +43,7 @@ def test_a_discrepancy_click_reaches_the_kernel(lab_page) -> None:  # noqa: ANN0
 
 def test_the_chips_carry_each_checks_fates_in_jupyterlab(lab_page) -> None:  # noqa: ANN001
     """The same notebook: the chips say what vLLM's chat answer made of each token; the server tab's api picks another check's."""
-    from harmony_viz.servers import FATES, result_fates
+    from harmony_viz.servers.core import FATES, result_fates
 
     results = [r for r in lens.check_captures(lens.shipped_captures()) if lens.stream_name(r) == STREAM]
     widget = lab_page.locator(".hv-root").first

@@ -14,20 +14,21 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harmony_viz.servers._client import build_request
-from harmony_viz.servers.engines import Engine, Probe, Replay, register
+from harmony_viz.servers._client import build_request, root_client
+from harmony_viz.servers._launch import Spec, find_venv_python
+from harmony_viz.servers._prompt import PromptUnavailable, ServerPrompt, message_of, post, without_stream
+from harmony_viz.servers.core._exchange import RESPONSES_APIS
+from harmony_viz.servers.core._shapes import responses_of_chat
+from harmony_viz.servers.engines._engine import Engine, Probe, Replay
 
 if TYPE_CHECKING:
     import argparse
-
-    from harmony_viz.servers._prompt import ServerPrompt
 
 APP = Path(__file__).resolve().parents[1] / "gpt_oss_app.py"
 DEFAULT_VENV = Path(__file__).resolve().parents[3] / ".venv-gpt-oss"  # the install script's default, in a checkout
@@ -40,34 +41,25 @@ NO_IDS_NOTE = "the reference server returns no token ids: the ids are the ones f
 
 def find_gpt_oss_python(explicit: str | None = None, *, venv: Path = DEFAULT_VENV) -> str:
     """``explicit`` (``--gpt-oss-python``), else ``$HARMONY_VIZ_GPT_OSS_PYTHON``, else the install script's venv."""
-    from harmony_viz.servers._launch import find_venv_python
-
     return find_venv_python(explicit, flag="--gpt-oss-python", env="HARMONY_VIZ_GPT_OSS_PYTHON", module="gpt_oss", venv=venv, hint=INSTALL_HINT)
 
 
 @dataclass(frozen=True)
-class GptOssSpec:
+class GptOssSpec(Spec):
     """Our app around the reference's ``create_api_server``, in its venv, on 127.0.0.1."""
 
     python: str
     host: str = "127.0.0.1"
     port: int = 8001
 
-    @property
-    def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}/v1"
-
     def command(self) -> list[str]:
         return [self.python, str(APP), "--host", self.host, "--port", str(self.port)]
-
-    def environment(self) -> dict[str, str]:
-        return dict(os.environ)  # TIKTOKEN_ENCODINGS_BASE passes through: openai-harmony 0.0.8 reads it
 
 
 class GptOss(Engine):
     name = "gpt-oss"
     label = "gpt-oss 0.0.9"
-    apis = ("responses", "responses-stream")
+    apis = RESPONSES_APIS
     python_flag = "--gpt-oss-python"
     default_port = 8001
     install = "`scripts/install-gpt-oss.sh` (gpt-oss 0.0.9 in `.venv-gpt-oss`, from a Python >= 3.12)"
@@ -103,7 +95,7 @@ class GptOss(Engine):
         extra = dict(request.pop("extra_body", {}))
         extra.update(harmony_viz_script=forced, harmony_viz_key=uuid.uuid4().hex)
         request["extra_body"] = extra
-        return Replay(tuple(forced), request, tuple(notes))
+        return Replay(ids=tuple(forced), request=request, notes=tuple(notes))
 
     def capture_request(self, api: str, request: dict[str, Any]) -> dict[str, Any]:
         if not api.startswith("responses"):
@@ -114,27 +106,26 @@ class GptOss(Engine):
         return request
 
     def prompt(self, base_url: str, request: dict[str, Any], *, kind: str, model: str) -> ServerPrompt:
-        from harmony_viz.servers._client import root_client
-        from harmony_viz.servers._prompt import PromptUnavailable, ServerPrompt, message_of, post, without_stream
-        from harmony_viz.servers._prompt_check import responses_of_chat
-
         body = responses_of_chat(request) if kind == "chat" else dict(request)
         source = "gpt-oss /v1/responses/render (the ids its infer_next_token first received)"
         status, got = post(root_client(base_url), "/v1/responses/render", without_stream(body))
         if status == 200 and isinstance(got, dict) and isinstance(got.get("token_ids"), list):
-            return ServerPrompt(tuple(got["token_ids"]), source)
+            return ServerPrompt(ids=tuple(got["token_ids"]), source=source)
         if status in (404, 405):
             raise PromptUnavailable(f"{base_url}: this reference server does not show its prompt; "
                                     "`harmony-viz replay-server --engine gpt-oss` serves one that does")
-        return ServerPrompt(None, source, f"{status}: {message_of(got)}")
+        return ServerPrompt(ids=None, source=source, error=f"{status}: {message_of(got)}")
 
     def add_arguments(self, parser: argparse.ArgumentParser, command: str) -> None:
         if command == "replay-server":
             parser.add_argument("--gpt-oss-python", metavar="PY",
                                 help="gpt-oss: the Python of its venv (default: $HARMONY_VIZ_GPT_OSS_PYTHON, else .venv-gpt-oss)")
 
+    def find(self, explicit: str | None = None) -> str:
+        return find_gpt_oss_python(explicit)
+
     def launch(self, options: Mapping[str, Any], *, host: str, port: int) -> GptOssSpec:
-        return GptOssSpec(find_gpt_oss_python(options.get("gpt_oss_python")), host, port)
+        return GptOssSpec(python=find_gpt_oss_python(options.get("gpt_oss_python")), host=host, port=port)
 
 
-register(GptOss())
+ENGINE = GptOss()

