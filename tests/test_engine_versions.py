@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from harmony_viz.servers.engines import get
 from harmony_viz.servers.engines import vllm as _launch
 from harmony_viz.servers.engines.llama_cpp import converter_for, ensure_gguf, gguf_cache_path, tree_key
-from harmony_viz.servers.engines.vllm import VllmSpec as ServerSpec
-from harmony_viz.servers.engines import get
 from harmony_viz.servers.engines.vllm import RELEASES, release, version_tuple
+from harmony_viz.servers.engines.vllm import VllmSpec as ServerSpec
 
 
 def _spec(monkeypatch: pytest.MonkeyPatch, version: str | None, **options: object) -> ServerSpec:
@@ -54,9 +54,9 @@ def test_a_given_model_dir_is_used_whatever_the_release(monkeypatch: pytest.Monk
 
 
 def test_vllm_0_16s_prompt_is_seen_through_return_token_ids_not_its_render_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
-    from harmony_viz.servers.engines import vllm as _prompt
     from harmony_viz.servers._prompt import PromptUnavailable, ServerPrompt
     from harmony_viz.servers.engines import Probe
+    from harmony_viz.servers.engines import vllm as _prompt
 
     monkeypatch.setattr(Probe, "get", lambda self, path: {"version": "0.16.0"} if path == "/version" else None)
     monkeypatch.setattr(_prompt, "post", lambda *a, **k: pytest.fail("0.16's render endpoint asked"))
