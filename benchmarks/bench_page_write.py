@@ -27,6 +27,14 @@ On this 2-core machine, shared (one run, 9 rounds): before (a7478f8) 0.425 s aga
 0.026 s, 16.4x, 299 B/token (the lints read and scanned the stream again, a full garbage
 collection walked the vocabulary's tables, the page was one string); after 0.191 s against
 0.026 s, 7.4x, 141 B/token.
+
+Issue 35 (two runs each, alternated, 9 rounds, 3 kernels): before (1b70d39) warm 8.0x and
+7.5x, cold 18.0x and 16.3x, 160 B/token; after the payload in parts (d187d88) warm 7.2x and
+6.9x, cold 17.0x and 16.6x, 169 B/token. Where the warm page's time goes (about 0.23 s):
+the text's encode 0.03, the trace (the scanner fed token by token) 0.10, the lints 0.035,
+the API view's data 0.035, the payload 0.018, the page 0.004; a first call adds the imports
+(numpy 0.085, ipywidgets and anywidget 0.07-0.1, the package 0.05), the scanner's lookup
+tables (0.065) and the server modules read for a stream with no server record (0.04).
 """
 
 from __future__ import annotations
