@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -34,6 +35,21 @@ def serving(cmd: list[str], *, cwd: Path, env: dict[str, str], log: Path, ready_
     finally:
         _stop(proc, own_group)
         out.close()
+
+
+@contextmanager
+def jupyter(app: str, root: Path, port: int, what: str) -> Iterator[str]:
+    """``jupyter lab`` or ``jupyter notebook`` (``app``) on 127.0.0.1:``port``, no token, the app exposed as
+    ``window.jupyterapp``, serving ``root`` and keeping its settings there; yields its url."""
+    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(root / ".settings"), "JUPYTERLAB_WORKSPACES_DIR": str(root / ".workspaces"),
+           "JUPYTER_RUNTIME_DIR": str(root / ".runtime")}  # fmt: skip
+    expose = {"lab": "LabApp", "notebook": "JupyterNotebookApp"}[app]
+    cmd = [sys.executable, "-m", "jupyter", app, "--allow-root", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+           "--ServerApp.token=", "--ServerApp.password=", f"--{expose}.expose_app_in_browser=True",
+           f"--ServerApp.root_dir={root}", "--ServerApp.disable_check_xsrf=True"]  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    with serving(cmd, cwd=root, env=env, log=root / f"{app}.log", ready_url=f"{url}/api/status", what=what):
+        yield url
 
 
 def _stop(proc: subprocess.Popen, own_group: bool) -> None:

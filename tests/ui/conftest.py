@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import os
 import socket
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _serve import serving
+from _serve import jupyter
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -66,13 +65,6 @@ def jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     # no "get news?" pop-up and no update check: they cover the notebook and reach for the network
     (settings / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False, "doNotDisturbMode": True}), encoding="utf-8")
-    port = _free_port()
-    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(root / ".settings"),
-           "JUPYTERLAB_WORKSPACES_DIR": str(root / ".workspaces"), "JUPYTER_RUNTIME_DIR": str(root / ".runtime")}
-    cmd = [sys.executable, "-m", "jupyter", "lab", "--allow-root", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-           "--ServerApp.token=", "--ServerApp.password=", "--LabApp.expose_app_in_browser=True",
-           f"--ServerApp.root_dir={root}", "--ServerApp.disable_check_xsrf=True"]
-    url = f"http://127.0.0.1:{port}"
-    with serving(cmd, cwd=root, env=env, log=root / "lab.log", ready_url=f"{url}/api/status", what="JupyterLab"):
+    with jupyter("lab", root, _free_port(), "JupyterLab") as url:
         yield {"url": url, "root": root}
 

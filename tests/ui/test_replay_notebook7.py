@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import pytest
 from _lab import wait_for_kernel
 from _replay_streams import XSS_TEXT
-from _serve import serving
+from _serve import jupyter
 from conftest import CHROMIUM, _free_port
 from playwright.sync_api import expect
 
@@ -37,14 +36,7 @@ def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     notebook = pytest.importorskip("notebook")
     assert int(notebook.__version__.split(".")[0]) >= 7, f"Notebook {notebook.__version__} is not Notebook 7"
     root = tmp_path_factory.mktemp("nb7")
-    port = _free_port()
-    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(root / ".settings"), "JUPYTERLAB_WORKSPACES_DIR": str(root / ".workspaces"),
-           "JUPYTER_RUNTIME_DIR": str(root / ".runtime")}
-    cmd = [sys.executable, "-m", "jupyter", "notebook", "--allow-root", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-           "--ServerApp.token=", "--ServerApp.password=", "--JupyterNotebookApp.expose_app_in_browser=True",
-           f"--ServerApp.root_dir={root}", "--ServerApp.disable_check_xsrf=True"]
-    url = f"http://127.0.0.1:{port}"
-    with serving(cmd, cwd=root, env=env, log=root / "nb7.log", ready_url=f"{url}/api/status", what="Notebook 7"):
+    with jupyter("notebook", root, _free_port(), "Notebook 7") as url:
         yield {"url": url, "root": root}
 
 
