@@ -3,7 +3,7 @@
 Read as a browser would (``html.parser``): every chip of a short stream in order, carrying the
 live chips' classes; a long stream's view bounded in chips, messages, findings and bytes;
 markup from the model never becomes markup; the widget's mimebundle carries the view beside
-its widget view. tests/ui/test_static_view.py opens it in chromium with JavaScript off.
+its widget view. tests/ui/test_static_view_browser.py opens it in chromium with JavaScript off.
 """
 
 from __future__ import annotations
