@@ -171,7 +171,7 @@ def timing(text: str, rounds: int, page: Path) -> dict[str, float]:
 
 
 _COLD_SETUP = """
-import json, time
+import json, sys, time
 from harmony_viz.tokens import encoding
 t = time.process_time()
 enc = encoding()
@@ -190,7 +190,7 @@ for _ in range(5):
     t = time.process_time()
     enc.encode(text, allowed_special="all")
     times.append(time.process_time() - t)
-print(json.dumps({{"cold": cold, "encode": sorted(times)[2], "vocabulary": vocabulary}}))
+print(json.dumps({{"cold": cold, "encode": sorted(times)[2], "vocabulary": vocabulary, "prefix": sys.prefix}}))
 """
 
 
@@ -199,7 +199,10 @@ def cold_call(text_file: Path, page: Path, kernels: int) -> dict[str, float]:
 
     The modules are compiled to bytecode first, by a process of their own (not timed).
     """
-    from jupyter_client.manager import start_new_kernel
+    try:
+        from jupyter_client.manager import start_new_kernel
+    except ImportError:
+        raise SystemExit("bench_page_write: the first call is timed in a Jupyter kernel: pip install ipykernel jupyter_client") from None
 
     # As an installed package is: compiled once (pip writes the bytecode on install), read compiled
     # after; in a cache of the run's own, whatever PYTHONDONTWRITEBYTECODE says, the checkout untouched.
@@ -226,7 +229,10 @@ def cold_call(text_file: Path, page: Path, kernels: int) -> dict[str, float]:
 
             for code in (_COLD_SETUP.format(text=str(text_file)), _COLD.format(page=str(page))):
                 client.execute_interactive(code, output_hook=hook, timeout=600)
-            runs.append(json.loads("".join(out).strip().splitlines()[-1]))
+            run = json.loads("".join(out).strip().splitlines()[-1])
+            if run.pop("prefix") != sys.prefix:  # the python3 kernelspec found may be another Python's
+                raise SystemExit(f"bench_page_write: the python3 kernel runs another Python than {sys.executable}; `{sys.executable} -m ipykernel install --user` makes it this one")
+            runs.append(run)
         finally:
             client.stop_channels()
             manager.shutdown_kernel(now=True)
