@@ -23,6 +23,7 @@ from harmony_viz.servers.core._exchange import Exchange
 from harmony_viz.servers.core._logprobs import answer_logprobs
 from harmony_viz.servers.core._prompt_diff import PromptCheck, capture_prompt_check
 from harmony_viz.servers.core._result import CheckResult, check_answer
+from harmony_viz.templates import LensError
 
 if TYPE_CHECKING:
     from harmony_viz.trace import Logprobs
@@ -158,8 +159,6 @@ def capture_result(run: Run, name: str | None = None) -> CheckResult:
 
 def _prompt_of(run: Run, name: str) -> PromptCheck | None:
     """The capture's prompt check beside its answer check; None without prompt ids or for a request we cannot render."""
-    from harmony_viz.templates import LensError
-
     try:
         return capture_prompt_check(run, name)
     except LensError:
