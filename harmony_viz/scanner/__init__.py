@@ -15,7 +15,7 @@ from harmony_viz.scanner._events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from harmony_viz.scanner._message import STANDARD_ROLES, Message, MessageFold
+from harmony_viz.scanner._message import STANDARD_ROLES, Message, MessageFold, fold_messages
 from harmony_viz.scanner._result import ScanResult, assemble, event_to_json, scan
 from harmony_viz.scanner._scanner import Scanner
 from harmony_viz.scanner._visibility import CHANNELS, Visibility, is_assistants, is_visible, message_kind, visibility
@@ -44,6 +44,7 @@ __all__ = [
     "ToolCallStart",
     "assemble",
     "event_to_json",
+    "fold_messages",
     "is_assistants",
     "is_visible",
     "message_kind",

@@ -9,6 +9,8 @@ rule, and the spans say where the header, each piece of the body and the termina
 from __future__ import annotations
 
 import bisect
+import operator
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -224,3 +226,63 @@ class MessageFold:
         return Message(text=text, spans=tuple(m["spans"]), offsets=tuple(m["offsets"]), unit=self.unit, **m["fields"], **end)
 
 
+# A Message's fields in order, and where each one the fold sets sits among them.
+_FIELDS = tuple(f.name for f in fields(Message))
+(_INDEX, _ROLE, _NAME, _RECIPIENT, _CHANNEL, _CONTENT_TYPE, _TEXT, _KIND, _TERMINATOR, _START, _END, _HEADER_END, _STOP_START, _SPANS,
+ _OFFSETS, _UNIT, _CALL_ID, _TOOL_NAME, _ARGUMENTS, _PARSED, _ARGUMENTS_ERROR, _STEP_STARTED, _STEP_ENDED) = map(_FIELDS.index, (
+    "index", "role", "name", "recipient", "channel", "content_type", "text", "kind", "terminator", "start", "end", "header_end",
+    "stop_start", "spans", "offsets", "unit", "call_id", "tool_name", "arguments", "parsed", "arguments_error", "step_started", "step_ended"))
+
+
+def fold_messages(stepped: Iterable[tuple[int | None, Event]], unit: Unit = "tokens") -> list[Message]:
+    """What :class:`MessageFold` gives for ``(step, event)`` pairs (``messages(include_open=True)``), faster.
+
+    Each record is made in one call from a list of its fields, where the fold builds a dict
+    and then the record; a body's pieces are joined once, at its end. A trace folds its steps'
+    events with it (messages, headers, the whole scan's messages); ``tests/test_message_fold.py``
+    holds the two folds equal.
+    """
+    open_: dict[int, list[Any]] = {}
+    bodies: dict[int, tuple[list[str], list[tuple[int, int]], list[int]]] = {}
+    done: list[Message] = []
+    for step, e in stepped:
+        kind = type(e)
+        if kind is ContentDelta:
+            body = bodies.get(e.message)
+            if body is not None:
+                parts, spans, offsets = body
+                offsets.append(offsets[-1] + len(parts[-1]) if parts else 0)
+                spans.append((e.start, e.end))
+                parts.append(e.text)
+        elif kind is MessageStart:
+            record: list[Any] = [None] * len(_FIELDS)
+            (record[_INDEX], record[_ROLE], record[_NAME], record[_RECIPIENT], record[_CHANNEL], record[_CONTENT_TYPE], record[_KIND],
+             record[_START], record[_HEADER_END]) = e.message, e.role, e.name, e.recipient, e.channel, e.content_type, e.kind, e.start, e.end
+            record[_UNIT], record[_STEP_STARTED] = unit, step
+            open_[e.message] = record
+            bodies[e.message] = ([], [], [])
+        elif kind is ToolCallStart:
+            record = open_.get(e.message)
+            if record is not None:
+                record[_CALL_ID], record[_TOOL_NAME] = e.call_id, e.name
+        elif kind is ToolCallEnd:
+            record = open_.get(e.message)
+            if record is not None:
+                record[_CALL_ID], record[_TOOL_NAME], record[_ARGUMENTS], record[_PARSED], record[_ARGUMENTS_ERROR] = (
+                    e.call_id, e.name, e.arguments, e.parsed, e.error)
+        elif kind is MessageEnd:
+            record = open_.pop(e.message, None)
+            if record is not None:
+                record[_TERMINATOR], record[_STOP_START], record[_END], record[_STEP_ENDED] = e.terminator, e.start, e.end, step
+                done.append(_made(record, bodies.pop(e.message)))
+    if open_:  # still open at the end: no end, in index order among the others (as MessageFold.messages(include_open=True))
+        done.extend(_made(record, bodies[index]) for index, record in open_.items())
+        done.sort(key=operator.attrgetter("index"))
+    return done
+
+
+def _made(record: list[Any], body: tuple[list[str], list[tuple[int, int]], list[int]]) -> Message:
+    parts, spans, offsets = body
+    record[_TEXT] = parts[0] if len(parts) == 1 else "".join(parts)
+    record[_SPANS], record[_OFFSETS] = tuple(spans), tuple(offsets)
+    return Message(*record)

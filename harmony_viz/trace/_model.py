@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, overload
 import numpy as np
 
 from harmony_viz.findings import Unit
-from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageEnd, MessageFold, MessageStart, Snapshot, ToolCallEnd, ToolCallStart
+from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageStart, Snapshot, fold_messages
 from harmony_viz.trace._chunking import Chunking, parse_chunking, text_chunks, token_chunks
 from harmony_viz.trace._gc import collecting_after
 
@@ -45,15 +45,6 @@ class Step:
     snapshot: Snapshot
     flush: bool = False
 
-
-# A message's fields in order, and where those a scan of the whole stream sets differently sit among them.
-_MESSAGE_FIELDS = tuple(f.name for f in dataclasses.fields(Message))
-_message_fields = operator.attrgetter(*_MESSAGE_FIELDS)
-_TEXT, _SPANS, _OFFSETS, _STEP_STARTED, _STEP_ENDED = map(_MESSAGE_FIELDS.index, ("text", "spans", "offsets", "step_started", "step_ended"))
-(_INDEX, _ROLE, _NAME, _RECIPIENT, _CHANNEL, _CONTENT_TYPE, _KIND, _START, _HEADER_END, _UNIT, _CALL_ID, _TOOL_NAME, _ARGUMENTS, _PARSED,
- _ARGUMENTS_ERROR, _TERMINATOR, _STOP_START, _END) = map(_MESSAGE_FIELDS.index, (
-    "index", "role", "name", "recipient", "channel", "content_type", "kind", "start", "header_end", "unit", "call_id", "tool_name",
-    "arguments", "parsed", "arguments_error", "terminator", "stop_start", "end"))
 
 # Every snapshot field but the position, which moves at every step and is kept apart (it is the last field).
 _STATE_FIELDS = tuple(f.name for f in dataclasses.fields(Snapshot) if f.name != "position")
@@ -409,10 +400,6 @@ class Trace:
         state = self._states[bisect.bisect_right(self._snap_steps, k) - 1]
         return Snapshot(*state, self._positions.get(k, int(self.step_ends[k])))
 
-    def snapshot_changes(self) -> list[tuple[int, Snapshot]]:
-        """``(step, snapshot)`` at step 0 and wherever a field other than ``position`` changed."""
-        return [(k, self._snapshot(k)) for k in self._snap_steps]
-
     def positions(self) -> np.ndarray | None:
         """Each step's snapshot ``position``, or None when it is always what was fed (the step's end)."""
         if not self._positions:
@@ -470,21 +457,22 @@ class Trace:
     @cached_property
     def messages(self) -> tuple[Message, ...]:
         """The messages the scanner found, in order, with the step each started and ended (open ones too)."""
-        return self._fold(with_text=True)
+        return tuple(fold_messages(self._stepped_events(0, self.n_steps - 1), self.unit))
 
     @cached_property
     def headers(self) -> tuple[Message, ...]:
         """:attr:`messages` without their bodies (``text`` empty, no spans): every other field, at a fraction of the cost."""
-        return self._fold(with_text=False)
+        return tuple(fold_messages(((r.step, r.event) for r in self.rare), self.unit))
 
     def scanned_messages(self) -> list[Message]:
         """The messages as one scan of the whole stream reads them (``scan(ids, role=...).messages``), for a token trace.
 
         Chunking only cuts a body into more pieces (the scanner is chunk-safe: its events are
-        the same once adjacent deltas of one message are joined), so each body's deltas are
-        joined here where nothing but a step parts them: the same records, without a second scan.
-        The whole scan's one feed ends before its flush, so what the flush releases (text held
-        back at the end) is a piece of its own there, and here.
+        the same once adjacent deltas of one message are joined), so the deltas are joined here
+        where nothing but a step parts them, and the scanner's fold reads those pieces with the
+        other events: the same records, without a second scan. The whole scan's one feed ends
+        before its flush, so what the flush releases (text held back at the end) is a piece of
+        its own there, and here.
 
         >>> from harmony_viz.scanner import scan
         >>> ids = [200006, 173781, 200005, 17196, 200008, 12194, 3274, 200007]
@@ -493,101 +481,64 @@ class Trace:
         """
         if self.unit != "tokens":
             raise ValueError("scanned_messages is for token traces; a text trace's spans count characters")
+        return fold_messages(self._scanned_events(), self.unit)
+
+    def _scanned_events(self) -> Iterator[tuple[None, Event]]:
+        """The events of one scan of the whole stream: the rare ones, and the deltas joined into the pieces that scan gives."""
+        pieces = iter(self._scan_pieces())
+        piece = next(pieces, None)
+        for r in self.rare:
+            # a rare event recorded after `after` deltas comes before the piece that begins at delta number `after`
+            while piece is not None and piece[0] < r.after:
+                yield None, piece[1]
+                piece = next(pieces, None)
+            yield None, r.event
+        while piece is not None:
+            yield None, piece[1]
+            piece = next(pieces, None)
+
+    def _scan_pieces(self) -> list[tuple[int, ContentDelta]]:
+        """``(first delta, delta)`` for each run of deltas one scan of the whole stream gives as one."""
         d = self.deltas
-        headers = self.headers
         n = len(d)
-        bodies: dict[int, tuple[str, tuple[tuple[int, int], ...], tuple[int, ...]]] = {}
-        if n:
-            message, start, end = d.message, d.start, d.end
-            cut = np.ones(n, dtype=bool)  # a piece of the whole scan begins at this delta
-            cut[1:] = (message[1:] != message[:-1]) | (start[1:] != end[:-1])
-            after = np.fromiter((r.after for r in self.rare), dtype=np.int64, count=len(self.rare))
-            cut[after[after < n]] = True  # an event between two deltas parts them
-            # and so does the end of the whole scan's one feed: what the flush releases (held-back text) is a piece of its own
-            flushed = int(d.step.searchsorted(self.n_steps - 1, side="left"))
-            if flushed < n:
-                cut[flushed] = True
-            firsts = np.flatnonzero(cut)
-            lasts = np.append(firsts[1:], n) - 1
-            # one-token deltas not rebuilt are their tokens' texts: a piece is those joined, the others' texts between
-            plain = end - start == 1
-            if d.texts:
-                plain[np.fromiter(d.texts, dtype=np.int64, count=len(d.texts))] = False
-            others = np.flatnonzero(~plain)
-            bounds = np.searchsorted(others, firsts).tolist() + [others.size]
-            others_list = others.tolist()
-            token_text = np.array(self._vocab.text, dtype=object)[self._vocab.inverse].tolist()
-            current, parts, spans, offsets, length = -1, [], [], [], 0
-            for k, (m, a, b) in enumerate(zip(message[firsts].tolist(), start[firsts].tolist(), end[lasts].tolist())):
-                if m != current:
-                    if current >= 0:
-                        bodies[current] = ("".join(parts), tuple(spans), tuple(offsets))
-                    current, parts, spans, offsets, length = m, [], [], [], 0
-                if bounds[k] == bounds[k + 1]:
-                    piece = "".join(token_text[a:b])
-                else:
-                    texts, at = [], a
-                    for i in others_list[bounds[k] : bounds[k + 1]]:
-                        s0, s1 = int(start[i]), int(end[i])
-                        texts.append("".join(token_text[at:s0]))
-                        text = d.texts.get(i)
-                        texts.append(self.unit_text(s0, s1) if text is None else text)
-                        at = s1
-                    texts.append("".join(token_text[at:b]))
-                    piece = "".join(texts)
-                parts.append(piece)
-                spans.append((a, b))
-                offsets.append(length)
-                length += len(piece)
-            bodies[current] = ("".join(parts), tuple(spans), tuple(offsets))
+        if not n:
+            return []
+        message, start, end = d.message, d.start, d.end
+        cut = np.ones(n, dtype=bool)  # a piece of the whole scan begins at this delta
+        cut[1:] = (message[1:] != message[:-1]) | (start[1:] != end[:-1])
+        after = np.fromiter((r.after for r in self.rare), dtype=np.int64, count=len(self.rare))
+        cut[after[after < n]] = True  # an event between two deltas parts them
+        # and so does the end of the whole scan's one feed: what the flush releases (held-back text) is a piece of its own
+        flushed = int(d.step.searchsorted(self.n_steps - 1, side="left"))
+        if flushed < n:
+            cut[flushed] = True
+        firsts = np.flatnonzero(cut)
+        lasts = np.append(firsts[1:], n) - 1
+        # one-token deltas not rebuilt are their tokens' texts: a piece is those joined, the others' texts between
+        plain = end - start == 1
+        if d.texts:
+            plain[np.fromiter(d.texts, dtype=np.int64, count=len(d.texts))] = False
+        others = np.flatnonzero(~plain)
+        bounds = np.searchsorted(others, firsts).tolist() + [others.size]
+        others_list = others.tolist()
+        token_text = np.array(self._vocab.text, dtype=object)[self._vocab.inverse].tolist()
         out = []
-        empty = ("", (), ())
-        for h in headers:
-            fields = list(_message_fields(h))
-            fields[_TEXT], fields[_SPANS], fields[_OFFSETS] = bodies.get(h.index, empty)
-            fields[_STEP_STARTED] = fields[_STEP_ENDED] = None  # a scan has no steps
-            out.append(Message(*fields))
+        for k, (first, m, a, b) in enumerate(zip(firsts.tolist(), message[firsts].tolist(), start[firsts].tolist(), end[lasts].tolist())):
+            if bounds[k] == bounds[k + 1]:
+                piece = "".join(token_text[a:b])
+            else:
+                texts, at = [], a
+                for i in others_list[bounds[k] : bounds[k + 1]]:
+                    s0, s1 = int(start[i]), int(end[i])
+                    texts.append("".join(token_text[at:s0]))
+                    text = d.texts.get(i)
+                    texts.append(self.unit_text(s0, s1) if text is None else text)
+                    at = s1
+                texts.append("".join(token_text[at:b]))
+                piece = "".join(texts)
+            kind = d.kinds.get(first) or self._kind_of.get(m, "other")
+            out.append((first, ContentDelta(m, kind, piece, a, b)))  # type: ignore[arg-type]
         return out
-
-    def _fold(self, *, with_text: bool) -> tuple[Message, ...]:
-        if not with_text:
-            return self._fold_headers()
-        fold = MessageFold(self.unit)
-        for k, e in self._stepped_events(0, self.n_steps - 1):
-            fold.add(e, k)
-        return tuple(fold.messages(include_open=True))
-
-    def _fold_headers(self) -> tuple[Message, ...]:
-        """``MessageFold`` over the rare events (no bodies: text empty, no spans), each record made in one call."""
-        unit = self.unit
-        open_: dict[int, list[Any]] = {}
-        done: list[Message] = []
-        for step, _, e in self.rare:
-            kind = type(e)
-            if kind is MessageStart:
-                fields = [None] * len(_MESSAGE_FIELDS)
-                (fields[_INDEX], fields[_ROLE], fields[_NAME], fields[_RECIPIENT], fields[_CHANNEL], fields[_CONTENT_TYPE], fields[_KIND],
-                 fields[_START], fields[_HEADER_END]) = e.message, e.role, e.name, e.recipient, e.channel, e.content_type, e.kind, e.start, e.end
-                fields[_TEXT], fields[_SPANS], fields[_OFFSETS], fields[_UNIT], fields[_STEP_STARTED] = "", (), (), unit, step
-                open_[e.message] = fields
-            elif kind is ToolCallStart:
-                fields = open_.get(e.message)
-                if fields is not None:
-                    fields[_CALL_ID], fields[_TOOL_NAME] = e.call_id, e.name
-            elif kind is ToolCallEnd:
-                fields = open_.get(e.message)
-                if fields is not None:
-                    fields[_CALL_ID], fields[_TOOL_NAME], fields[_ARGUMENTS], fields[_PARSED], fields[_ARGUMENTS_ERROR] = (
-                        e.call_id, e.name, e.arguments, e.parsed, e.error)
-            elif kind is MessageEnd:
-                fields = open_.pop(e.message, None)
-                if fields is not None:
-                    fields[_TERMINATOR], fields[_STOP_START], fields[_END], fields[_STEP_ENDED] = e.terminator, e.start, e.end, step
-                    done.append(Message(*fields))
-        if open_:  # still open at the end (none after a flush): no end, as MessageFold.messages(include_open=True) gives them
-            done.extend(Message(*fields) for fields in open_.values())
-            done.sort(key=operator.attrgetter("index"))
-        return tuple(done)
 
     @cached_property
     def _deltas_by_message(self) -> tuple[np.ndarray, np.ndarray]:
