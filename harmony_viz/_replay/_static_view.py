@@ -255,3 +255,8 @@ def static_view(trace: Trace, findings: Sequence[Placed], *, name: str | None = 
     _conversation(root, trace, messages, bounds)
     _findings(root, findings, n, bounds)
     return ET.tostring(root, encoding="unicode", method="html")
+
+
+def static_note(text: str) -> str:
+    """One line of text in place of the view (escaped): what a saved notebook shows when the view could not be written."""
+    return ET.tostring(_el("p", {"class": "hv-note", "data-hv": "static-note"}, text), encoding="unicode", method="html")

@@ -23,7 +23,7 @@ from harmony_viz._replay._chips import logprobs_of
 from harmony_viz._replay._findings import Lints, stream_findings
 from harmony_viz._replay._page import name_of, payload, write_page
 from harmony_viz._replay._server import server_tab
-from harmony_viz._replay._static_view import static_view
+from harmony_viz._replay._static_view import static_note, static_view
 from harmony_viz._replay._steps import PRESETS, step_error, step_for_tokens, tokens_fed
 from harmony_viz._static import asset
 from harmony_viz.inputs import read
@@ -86,7 +86,11 @@ class ReplayWidget(anywidget.AnyWidget):
         if bundle is None:
             return None
         data, metadata = bundle
-        return {**data, "text/html": self.static_html()}, metadata
+        try:
+            html = self.static_html()
+        except Exception as exc:  # the live widget shows whatever happens to its static copy; the saved notebook says why it has none
+            html = static_note(f"The static view of this replay could not be written ({type(exc).__name__}: {exc}).")
+        return {**data, "text/html": html}, metadata
 
     def static_html(self) -> str:
         """The static view of the whole stream that a saved notebook shows without a kernel (one HTML fragment, its CSS inlined)."""
