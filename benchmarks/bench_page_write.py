@@ -153,6 +153,7 @@ def timing(text: str, rounds: int, page: Path) -> dict[str, float]:
     from harmony_viz.tokens import encoding
 
     enc = encoding()
+
     def page_of(text: str) -> None:
         w = hv.replay(text)
         w.save_html(page)
