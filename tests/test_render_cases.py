@@ -55,16 +55,24 @@ def _tool_text(parameters: dict, enc, ref_enc) -> str:
 # ---------------------------------------------------------------- quirks, default vs fix
 
 MULTILINE = {"type": "object", "properties": {"q": {"type": "string", "description": "First line.\nSecond line."}}}
+EXAMPLES = {"type": "object", "properties": {"n": {"type": "number", "examples": [1, 2.5]}, "s": {"type": "string", "examples": ["x", 3]}}}
+
+# A quirk of the reference's TypeScript (ours keeps it by default, rendering as the reference does) and the option
+# that fixes it: (schema, text of the reference's render, the option, the fixed TypeScript).
+QUIRKS_AND_FIXES = {
+    "a multi-line description has only its first line commented": (
+        MULTILINE, "// First line.\nSecond line.\nq?: string,\n", {"comment_every_line": True}, "{\n// First line.\n// Second line.\nq?: string,\n}"),
+    "non-string examples leave a bare heading": (
+        EXAMPLES, '// Examples:\nn?: number,\n// Examples:\n// - "x"\ns?: string,\n', {"show_all_examples": True},
+        '{\n// Examples:\n// - 1\n// - 2.5\nn?: number,\n// Examples:\n// - "x"\n// - 3\ns?: string,\n}'),
+}
 
 
-def test_multiline_description_only_first_line_commented(enc, reference_encoding):
-    text = _tool_text(MULTILINE, enc, reference_encoding)
-    assert "// First line.\nSecond line.\nq?: string,\n" in text
-
-
-def test_multiline_description_fix_comments_every_line():
-    ts = schema_to_typescript(MULTILINE, options=RenderOptions(comment_every_line=True))
-    assert ts == "{\n// First line.\n// Second line.\nq?: string,\n}"
+@pytest.mark.parametrize("name", sorted(QUIRKS_AND_FIXES))
+def test_a_quirk_of_the_reference_and_the_option_that_fixes_it(name, enc, reference_encoding):
+    schema, quirk, option, fixed = QUIRKS_AND_FIXES[name]
+    assert quirk in _tool_text(schema, enc, reference_encoding)
+    assert schema_to_typescript(schema, options=RenderOptions(**option)) == fixed
 
 
 def test_oneof_variant_description_fix_joins_lines():
@@ -72,19 +80,6 @@ def test_oneof_variant_description_fix_joins_lines():
     assert schema_to_typescript(schema) == "{\nv?:\n | string\n | number // a\nb\n,\n}"
     fixed = schema_to_typescript(schema, options=RenderOptions(comment_every_line=True))
     assert fixed == "{\nv?:\n | string\n | number // a b\n,\n}"
-
-
-EXAMPLES = {"type": "object", "properties": {"n": {"type": "number", "examples": [1, 2.5]}, "s": {"type": "string", "examples": ["x", 3]}}}
-
-
-def test_non_string_examples_leave_bare_heading(enc, reference_encoding):
-    text = _tool_text(EXAMPLES, enc, reference_encoding)
-    assert '// Examples:\nn?: number,\n// Examples:\n// - "x"\ns?: string,\n' in text
-
-
-def test_show_all_examples_fix():
-    ts = schema_to_typescript(EXAMPLES, options=RenderOptions(show_all_examples=True))
-    assert ts == '{\n// Examples:\n// - 1\n// - 2.5\nn?: number,\n// Examples:\n// - "x"\n// - 3\ns?: string,\n}'
 
 
 def _two_turns() -> Conversation:
