@@ -58,19 +58,22 @@ _MOVED: dict[str, str] = {
         "responses_of_chat", "result_fates", "turn_checks", "with_stream_final", "MatrixCell")},
     **{name: _LLAMA for name in ("NO_TOOLS_NOTE", "llama_grammar", "LlamaSpec", "converter_for", "ensure_gguf", "find_chat_template",
                                  "find_llama_server", "llama_tree")},
-    **{name: _SGLANG for name in ("SGLANG_RUNNER", "SGLangRun", "check_sglang", "find_sglang_python", "run_sglang", "sglang_answers",
-                                  "sglang_results", "sglang_texts")},
+    **{name: _SGLANG for name in ("SGLANG_RUNNER", "SGLangRun", "check_sglang", "find_sglang_python", "run_sglang", "sglang_results",
+                                  "sglang_texts")},
     **{name: "harmony_viz.servers.engines" for name in ("Engine", "Probe", "Replay", "detect_engine", "register", "replay_request")},
     "find_gpt_oss_python": "harmony_viz.servers.engines.gpt_oss", "find_python": "harmony_viz.servers.engines.vllm",
     "ensure_model": "harmony_viz.servers.engines.vllm",
 }
-_MOVED_AS = {"ServerSpec": "harmony_viz.servers.engines.vllm.VllmSpec", "ServerPrompt": "harmony_viz.servers.server_prompt (its result)",
-             "capture_of_result": "harmony_viz.servers.check_engine (save_captures=)", "Fates": f"{_CORE}.result_fates (its result)",
-             "fates": f"{_CORE}.result_fates", "result_logprobs": "harmony_viz.servers.lens_logprobs",
-             "answer_error": f"{_CORE}.check_answer (its error)", "not_served": f"{_CORE}.CheckResult (served=False)",
-             "logprob_entries": f"{_CORE}.ids_from_logprobs", "Answer": f"{_CORE}.answer_of (its result)",
-             "Exchange": "harmony_viz.servers.send (its result)", "check_ids": "harmony_viz.servers.check_named",
-             "read_prompt_input": "harmony_viz.servers.check_path", "capture_prompt_check": f"{_CORE}.capture_result (its prompt)"}
+_MOVED_AS: dict[str, str] = {  # names renamed or folded into another: where to look now
+    "ServerSpec": "harmony_viz.servers.engines.vllm.VllmSpec", "ServerPrompt": "harmony_viz.servers.server_prompt (its result)",
+    "capture_of_result": "harmony_viz.servers.check_engine (save_captures=)", "Fates": f"{_CORE}.result_fates (its result)",
+    "fates": f"{_CORE}.result_fates", "result_logprobs": "harmony_viz.servers.lens_logprobs",
+    "answer_error": f"{_CORE}.check_answer (its error)", "not_served": f"{_CORE}.CheckResult (served=False)",
+    "logprob_entries": f"{_CORE}.ids_from_logprobs", "Answer": f"{_CORE}.answer_of (its result)",
+    "Exchange": "harmony_viz.servers.send (its result)", "check_ids": "harmony_viz.servers.check_named",
+    "read_prompt_input": "harmony_viz.servers.check_path", "capture_prompt_check": f"{_CORE}.capture_result (its prompt)",
+    "sglang_answers": f"{_SGLANG}.sglang_results (the checks of its answers)",
+}
 
 
 def __getattr__(name: str) -> Any:

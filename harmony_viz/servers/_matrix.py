@@ -19,6 +19,7 @@ from harmony_viz.servers.core._result import MatrixCell
 
 
 def stream_label(path: str) -> str:
+    """``seed-001`` for ``…/seed-001.txt`` and for a capture of it, ``…/seed-001.chat-stream.json``."""
     return Path(path).name.split(".")[0]
 
 

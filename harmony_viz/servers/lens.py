@@ -24,6 +24,7 @@ from harmony_viz.servers import engines
 from harmony_viz.servers._capture import capture
 from harmony_viz.servers._check import check_captures, check_streams
 from harmony_viz.servers._launch import LaunchError
+from harmony_viz.servers._matrix import stream_label
 from harmony_viz.servers.core._capture_file import load_capture
 from harmony_viz.servers.core._exchange import APIS, CHAT_APIS, RESPONSES_APIS
 from harmony_viz.servers.core._read import read_request
@@ -144,7 +145,7 @@ def shipped_request() -> dict[str, Any]:
 
 def stream_name(result: CheckResult) -> str:
     """``seed-001`` for ``…/seed-001.txt`` and for ``…/seed-001.chat-stream.json``."""
-    return Path(result.file).name.split(".")[0]
+    return stream_label(result.file)
 
 
 def discrepancy_table(results: Sequence[CheckResult]) -> Any:

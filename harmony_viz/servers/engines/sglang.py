@@ -172,13 +172,6 @@ def _answers(run: SGLangRun, streams: Sequence[Sequence[int]]) -> list[dict[str,
     return out
 
 
-def sglang_answers(streams: Sequence[Sequence[int]], *, python: str | None = None, tools: Sequence[dict[str, Any]] = ()) -> list[dict[str, Any]]:
-    """For each completion (token ids after ``<|start|>assistant``), what SGLang's server would answer:
-    ``{"chat": chat.completion, "chat-stream": [chunks], "errors": {api: message}}`` (an api whose
-    parse raised is None there, with its error). ``tools`` are the request's; no token ids are included."""
-    return _answers(run_sglang(streams, python=python, tools=tools), streams)
-
-
 def _request_tools(request: dict[str, Any] | None) -> list[dict[str, Any]]:
     body = request or {}
     return [] if body.get("tool_choice") == "none" else list(body.get("tools") or [])
