@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from harmony_viz._runfile import Run
     from harmony_viz.render import Conversation
 
-__all__ = ["Input", "InputError", "Kind", "Stream", "bad_json", "conversation_form", "file_text", "json_kind", "parse_jsonl_line", "read", "read_path", "read_text"]
+__all__ = ["Input", "InputError", "Kind", "Stream", "bad_json", "conversation_form", "file_bytes", "file_text", "json_kind", "parse_jsonl_line", "read", "read_path", "read_text"]
 
 Kind = Literal["text", "ids", "runs", "conversation", "chat", "checks"]
 Form = Literal["conversation", "chat"]
@@ -322,16 +322,21 @@ def read_path(path: str | os.PathLike[str], *, form: Form | None = None) -> Inpu
     return read_text(file_text(p, name), name, path=p, form=form)
 
 
-def file_text(p: Path, name: str) -> str:
-    """The UTF-8 text of the file ``p`` (called ``name`` in messages); InputError in one line."""
+def file_bytes(p: Path, name: str) -> bytes:
+    """The bytes of the file ``p`` (called ``name`` in messages), none changed; InputError in one line."""
     if p.is_dir():
         raise InputError(f"{name}: is a folder, expected a file")
     if not p.exists():
         raise InputError(f"{name}: no such file", "missing")
     try:
-        data = p.read_bytes()
+        return p.read_bytes()
     except OSError as exc:
         raise InputError(f"{name}: cannot read ({exc.strerror})") from None
+
+
+def file_text(p: Path, name: str) -> str:
+    """The UTF-8 text of the file ``p`` (called ``name`` in messages); InputError in one line."""
+    data = file_bytes(p, name)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

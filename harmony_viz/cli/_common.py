@@ -116,16 +116,13 @@ def read_input(path: str) -> str:
 
 
 def read_input_bytes(path: str) -> bytes:
-    """The bytes of ``path``, or of standard input when ``path`` is ``-``, none changed (no newline translation)."""
+    """The bytes of ``path`` (by :func:`harmony_viz.inputs.file_bytes`), or of standard input for ``-``, none changed (no newline translation)."""
+    from harmony_viz.inputs import file_bytes
+
     if path == "-":
         raw = getattr(sys.stdin, "buffer", None)
         return raw.read() if raw is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
-    p = Path(path)
-    if not p.exists():
-        raise CLIError(f"{path}: no such file")
-    if p.is_dir():
-        raise CLIError(f"{path}: is a folder, expected a file")
-    return p.read_bytes()
+    return file_bytes(Path(path), path)
 
 
 def write_bytes(data: bytes) -> None:
