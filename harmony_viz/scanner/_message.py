@@ -243,24 +243,27 @@ def fold_messages(stepped: Iterable[tuple[int | None, Event]], unit: Unit = "tok
     holds the two folds equal.
     """
     open_: dict[int, list[Any]] = {}
-    bodies: dict[int, tuple[list[str], list[tuple[int, int]], list[int]]] = {}
     done: list[Message] = []
     for step, e in stepped:
         kind = type(e)
         if kind is ContentDelta:
-            body = bodies.get(e.message)
-            if body is not None:
-                parts, spans, offsets = body
+            record = open_.get(e.message)
+            if record is not None:  # the body so far: its pieces, their spans and offsets (made a string and tuples at the end)
+                parts, spans, offsets = record[_TEXT], record[_SPANS], record[_OFFSETS]
                 offsets.append(offsets[-1] + len(parts[-1]) if parts else 0)
                 spans.append((e.start, e.end))
                 parts.append(e.text)
         elif kind is MessageStart:
-            record: list[Any] = [None] * len(_FIELDS)
+            record = [None] * len(_FIELDS)
             (record[_INDEX], record[_ROLE], record[_NAME], record[_RECIPIENT], record[_CHANNEL], record[_CONTENT_TYPE], record[_KIND],
              record[_START], record[_HEADER_END]) = e.message, e.role, e.name, e.recipient, e.channel, e.content_type, e.kind, e.start, e.end
-            record[_UNIT], record[_STEP_STARTED] = unit, step
+            record[_TEXT], record[_SPANS], record[_OFFSETS], record[_UNIT], record[_STEP_STARTED] = [], [], [], unit, step
             open_[e.message] = record
-            bodies[e.message] = ([], [], [])
+        elif kind is MessageEnd:
+            record = open_.pop(e.message, None)
+            if record is not None:
+                record[_TERMINATOR], record[_STOP_START], record[_END], record[_STEP_ENDED] = e.terminator, e.start, e.end, step
+                done.append(_made(record))
         elif kind is ToolCallStart:
             record = open_.get(e.message)
             if record is not None:
@@ -270,19 +273,14 @@ def fold_messages(stepped: Iterable[tuple[int | None, Event]], unit: Unit = "tok
             if record is not None:
                 record[_CALL_ID], record[_TOOL_NAME], record[_ARGUMENTS], record[_PARSED], record[_ARGUMENTS_ERROR] = (
                     e.call_id, e.name, e.arguments, e.parsed, e.error)
-        elif kind is MessageEnd:
-            record = open_.pop(e.message, None)
-            if record is not None:
-                record[_TERMINATOR], record[_STOP_START], record[_END], record[_STEP_ENDED] = e.terminator, e.start, e.end, step
-                done.append(_made(record, bodies.pop(e.message)))
     if open_:  # still open at the end: no end, in index order among the others (as MessageFold.messages(include_open=True))
-        done.extend(_made(record, bodies[index]) for index, record in open_.items())
+        done.extend(map(_made, open_.values()))
         done.sort(key=operator.attrgetter("index"))
     return done
 
 
-def _made(record: list[Any], body: tuple[list[str], list[tuple[int, int]], list[int]]) -> Message:
-    parts, spans, offsets = body
+def _made(record: list[Any]) -> Message:
+    parts = record[_TEXT]
     record[_TEXT] = parts[0] if len(parts) == 1 else "".join(parts)
-    record[_SPANS], record[_OFFSETS] = tuple(spans), tuple(offsets)
+    record[_SPANS], record[_OFFSETS] = tuple(record[_SPANS]), tuple(record[_OFFSETS])
     return Message(*record)

@@ -483,19 +483,21 @@ class Trace:
             raise ValueError("scanned_messages is for token traces; a text trace's spans count characters")
         return fold_messages(self._scanned_events(), self.unit)
 
-    def _scanned_events(self) -> Iterator[tuple[None, Event]]:
-        """The events of one scan of the whole stream: the rare ones, and the deltas joined into the pieces that scan gives."""
-        pieces = iter(self._scan_pieces())
-        piece = next(pieces, None)
+    def _scanned_events(self) -> list[tuple[None, Event]]:
+        """The events of one scan of the whole stream that make its messages: the rare ones, and the deltas joined into the pieces that scan gives."""
+        out: list[tuple[None, Event]] = []
+        pieces = self._scan_pieces()
+        i, n = 0, len(pieces)
         for r in self.rare:
+            if type(r.event) is Diagnostic:  # no part of any message
+                continue
             # a rare event recorded after `after` deltas comes before the piece that begins at delta number `after`
-            while piece is not None and piece[0] < r.after:
-                yield None, piece[1]
-                piece = next(pieces, None)
-            yield None, r.event
-        while piece is not None:
-            yield None, piece[1]
-            piece = next(pieces, None)
+            while i < n and pieces[i][0] < r.after:
+                out.append((None, pieces[i][1]))
+                i += 1
+            out.append((None, r.event))
+        out.extend((None, delta) for _, delta in pieces[i:])
+        return out
 
     def _scan_pieces(self) -> list[tuple[int, ContentDelta]]:
         """``(first delta, delta)`` for each run of deltas one scan of the whole stream gives as one."""
