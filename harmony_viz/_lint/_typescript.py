@@ -24,7 +24,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 from harmony_viz._lint._tools import DeclaredTool, ToolParseError
 
@@ -227,11 +228,12 @@ _SEPARATORS = "|,;"
 # A quote ends a literal only when a separator, a closer or the end follows it: the renderers
 # write literals without escaping their quotes (``"say "hi", then"``). A quote after a
 # backslash never ends one: a hand-written literal escapes its quotes as JSON does.
+# A run of plain text: no quote, bracket or separator, and no ``//``; ``=>`` is an arrow, not a bracket.
+_TEXT_RE = re.compile(r"(?:=>|/(?!/)|[^\"/<{(\[>})\]|,;])+")
 _LITERAL_END_RE = re.compile(r"\s*(\||,|;|\[\]|\)|\}|>|$)")
 
 
-@dataclass(frozen=True, slots=True)
-class _Token:
+class _Token(NamedTuple):
     """A piece of a type's text: a ``literal`` (its quotes included), a ``comment`` (``//`` to the end),
     an ``open`` or ``close`` bracket, a ``sep`` (``|``, ``,``, ``;``) or a run of other ``text``.
 
@@ -243,7 +245,8 @@ class _Token:
     depth: int
 
 
-def _tokens(text: str) -> list[_Token]:
+@lru_cache(maxsize=4096)  # the splitters of one declaration read the same pieces of text again
+def _tokens(text: str) -> tuple[_Token, ...]:
     """``text`` cut into tokens; every splitter of the reader reads these, so all agree on what is quoted."""
     out: list[_Token] = []
     i, n, depth = 0, len(text), 0
@@ -253,24 +256,25 @@ def _tokens(text: str) -> list[_Token]:
             end = _literal_end(text, i)
             out.append(_Token("literal", i, end, depth))
             i = end
-            continue
-        if text.startswith("//", i):
+        elif text.startswith("//", i):
             out.append(_Token("comment", i, n, depth))
             break
-        if ch in _OPENERS:
+        elif ch in _OPENERS:
             out.append(_Token("open", i, i + 1, depth))
             depth += 1
-        elif ch in _CLOSERS and not (ch == ">" and text[i - 1 : i] == "="):  # ``=>`` is an arrow, not a bracket
+            i += 1
+        elif ch in _CLOSERS:
             depth = max(depth - 1, 0)
             out.append(_Token("close", i, i + 1, depth))
+            i += 1
         elif ch in _SEPARATORS:
             out.append(_Token("sep", i, i + 1, depth))
-        elif out and out[-1].kind == "text" and out[-1].end == i:
-            out[-1] = _Token("text", out[-1].start, i + 1, depth)
+            i += 1
         else:
-            out.append(_Token("text", i, i + 1, depth))
-        i += 1
-    return out
+            end = _TEXT_RE.match(text, i).end()  # type: ignore[union-attr]  # ch itself matches
+            out.append(_Token("text", i, end, depth))
+            i = end
+    return tuple(out)
 
 
 def _literal_end(text: str, start: int) -> int:
