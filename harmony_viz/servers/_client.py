@@ -86,7 +86,7 @@ def build_request(api: str, chat: dict[str, Any], *, model: str, max_tokens: int
         if api == "chat-stream":
             req["stream_options"] = {"include_usage": True}
     else:
-        req = responses_of_chat(chat if chat.get("messages") else {**chat, "messages": list(DEFAULT_MESSAGES)})
+        req = responses_of_chat(chat if chat.get("messages") else {**chat, "messages": list(DEFAULT_MESSAGES)}, easy_messages=True)
         chat_only = {"messages", "tools", "model", "stream", "max_tokens", "max_completion_tokens", "extra_body", "logprobs", "top_logprobs",
                      "stream_options", "n", "response_format", "tool_choice", "parallel_tool_calls", "reasoning_effort"}
         req.update({k: copy.deepcopy(v) for k, v in chat.items() if k not in chat_only and k not in req})

@@ -30,13 +30,15 @@ def _text(content: Any) -> str:
     return ""
 
 
-def responses_of_chat(chat: Mapping[str, Any]) -> dict[str, Any]:
+def responses_of_chat(chat: Mapping[str, Any], *, easy_messages: bool = False) -> dict[str, Any]:
     """A Chat Completions request as Responses input, item by item, as the reference server reads it.
 
     System and developer text become ``instructions``; an assistant turn becomes its reasoning item
     (``content: [{"type": "reasoning_text"}]``, which the reference reads, not ``summary``), its
     message and its ``function_call`` items; a tool message becomes a ``function_call_output``.
     Tools are flattened, ``reasoning_effort`` is ``reasoning.effort``, ``response_format`` is ``text.format``.
+    ``easy_messages`` writes a user's message without its item type (``{"role", "content"}``, the
+    API's easy input message), as a replay sends it; every Responses server reads both.
     """
     instructions: list[str] = []
     items: list[dict[str, Any]] = []
@@ -56,7 +58,8 @@ def responses_of_chat(chat: Mapping[str, Any]) -> dict[str, Any]:
                 fn = call.get("function") or {}
                 items.append({"type": "function_call", "call_id": call.get("id") or "", "name": fn.get("name") or "", "arguments": fn.get("arguments") or ""})
         else:
-            items.append({"role": role or "user", "content": text})  # an easy input message: every Responses server reads it
+            typed = {} if easy_messages else {"type": "message"}
+            items.append({**typed, "role": role or "user", "content": text})
     out: dict[str, Any] = {"input": items}
     if instructions:
         out["instructions"] = "\n".join(instructions)
