@@ -105,17 +105,8 @@ export class TraceData {
       return readColumn(view, c);
     };
     const bytes = (name: string): Uint8Array => readBytes(view, byName.get(name)!);
-    const str = (i: number): string | null => (i < 0 ? null : meta.strings[i]);
     const vocabIds = col("vocab_ids");
-    const vocabOffsets = col("vocab_offsets");
-    const blob = bytes("vocab_bytes");
-    this.vocabText = []; this.vocabBytes = []; this.vocabComplete = [];
-    for (let i = 0; i < vocabIds.length; i++) {
-      const b = blob.slice(vocabOffsets[i], vocabOffsets[i + 1]);
-      this.vocabBytes.push(b);
-      this.vocabText.push(decoder.decode(b));
-      this.vocabComplete.push(isCompleteUtf8(b));
-    }
+    [this.vocabBytes, this.vocabText, this.vocabComplete] = readVocabulary(vocabIds.length, col("vocab_offsets"), bytes("vocab_bytes"));
     this.vocabIndex = col("tokens");
     this.nTokens = this.vocabIndex.length;
     this.ids = new Int32Array(this.nTokens);
@@ -128,16 +119,7 @@ export class TraceData {
 
     this.deltaStep = col("delta.step");
     this.deltaMessage = col("delta.message");
-    const gap = col("delta.gap");
-    const len = col("delta.len");
-    const nd = gap.length;
-    this.deltaStart = new Int32Array(nd); this.deltaEnd = new Int32Array(nd);
-    let prevEnd = 0;
-    for (let i = 0; i < nd; i++) {
-      this.deltaStart[i] = prevEnd + gap[i];
-      this.deltaEnd[i] = this.deltaStart[i] + len[i];
-      prevEnd = this.deltaEnd[i];
-    }
+    [this.deltaStart, this.deltaEnd] = deltaSpans(col("delta.gap"), col("delta.len"));
     this.deltaByStep = offsetsByStep(this.deltaStep, this.nSteps);
 
     this.eventStep = col("event.step");
@@ -146,32 +128,11 @@ export class TraceData {
     this.extras = meta.event_extras.map((x) => JSON.parse(x) as Record<string, unknown>);
     this.rareByStep = offsetsByStep(this.eventStep, this.nSteps);
     const diagType = meta.event_types.indexOf("Diagnostic");
-    const diags: number[] = [];
-    for (let j = 0; j < this.eventStep.length; j++) if (this.eventCols.type[j] === diagType) diags.push(j);
-    this.diagnosticEvents = Int32Array.from(diags);
+    this.diagnosticEvents = Int32Array.from(this.eventCols.type.keys()).filter((j) => this.eventCols.type[j] === diagType);
 
-    const mcols: Record<string, Int32Array> = {};
-    for (const f of [...meta.message_fields.ints, ...meta.message_fields.strings]) mcols[f] = col(`message.${f}`);
-    const nullable = (v: number) => (v < 0 ? null : v);
-    this.messages = [];
-    for (let i = 0; i < meta.n_messages; i++) {
-      const m: Record<string, unknown> = {};
-      for (const f of meta.message_fields.ints) m[f] = f === "end" || f === "step_ended" ? nullable(mcols[f][i]) : mcols[f][i];
-      for (const f of meta.message_fields.strings) m[f] = str(mcols[f][i]);
-      const call = meta.tool_calls[String(m.index)];
-      m.arguments = call?.arguments ?? null;
-      m.parsed = call?.parsed ?? null;
-      m.arguments_error = call?.error ?? null;
-      this.messages.push(m as unknown as MessageMeta);
-    }
+    this.messages = readMessages(meta, col);
     this.messageStarts = Int32Array.from(this.messages.map((m) => m.t_start));
-    const position = new Map(this.messages.map((m, i) => [m.index, i]));
-    const lists: number[][] = this.messages.map(() => []);
-    for (let i = 0; i < nd; i++) {
-      const p = position.get(this.deltaMessage[i]);
-      if (p !== undefined) lists[p].push(i);
-    }
-    this.messageDeltas = lists.map((l) => Int32Array.from(l));
+    this.messageDeltas = deltasByMessage(this.messages, this.deltaMessage);
 
     this.messageStepStarted = Int32Array.from(this.messages.map((m) => m.step_started));
     this.api = meta.api ? { turn: col("api.turn"), position: col("api.position"), call_step: col("api.call_step"), part0: col("api.part.0"), part1: col("api.part.1") } : null;
@@ -359,6 +320,60 @@ export class TraceData {
 
 function startsWithContinuation(b: Uint8Array): boolean {
   return b.length > 0 && (b[0] & 0xc0) === 0x80;
+}
+
+/** The `n` distinct tokens' bytes, their text, and whether those bytes are whole UTF-8 characters. */
+function readVocabulary(n: number, offsets: Int32Array, blob: Uint8Array): [Uint8Array[], string[], boolean[]] {
+  const bytes: Uint8Array[] = [], text: string[] = [], complete: boolean[] = [];
+  for (let i = 0; i < n; i++) {
+    const b = blob.slice(offsets[i], offsets[i + 1]);
+    bytes.push(b);
+    text.push(decoder.decode(b));
+    complete.push(isCompleteUtf8(b));
+  }
+  return [bytes, text, complete];
+}
+
+/** Each content delta's span (start, end), from the gap before it and its length, as the payload codes them. */
+function deltaSpans(gap: Int32Array, len: Int32Array): [Int32Array, Int32Array] {
+  const start = new Int32Array(gap.length), end = new Int32Array(gap.length);
+  let prevEnd = 0;
+  for (let i = 0; i < gap.length; i++) {
+    start[i] = prevEnd + gap[i];
+    end[i] = start[i] + len[i];
+    prevEnd = end[i];
+  }
+  return [start, end];
+}
+
+/** The messages' records from their columns (-1 is null for an open message's end), each tool call's arguments beside it. */
+function readMessages(meta: TraceMeta, col: (name: string) => Int32Array): MessageMeta[] {
+  const mcols: Record<string, Int32Array> = {};
+  for (const f of [...meta.message_fields.ints, ...meta.message_fields.strings]) mcols[f] = col(`message.${f}`);
+  const nullable = (v: number) => (v < 0 ? null : v);
+  const messages: MessageMeta[] = [];
+  for (let i = 0; i < meta.n_messages; i++) {
+    const m: Record<string, unknown> = {};
+    for (const f of meta.message_fields.ints) m[f] = f === "end" || f === "step_ended" ? nullable(mcols[f][i]) : mcols[f][i];
+    for (const f of meta.message_fields.strings) m[f] = mcols[f][i] < 0 ? null : meta.strings[mcols[f][i]];
+    const call = meta.tool_calls[String(m.index)];
+    m.arguments = call?.arguments ?? null;
+    m.parsed = call?.parsed ?? null;
+    m.arguments_error = call?.error ?? null;
+    messages.push(m as unknown as MessageMeta);
+  }
+  return messages;
+}
+
+/** Per message (by position in `messages`), the indices of its deltas in order. */
+function deltasByMessage(messages: MessageMeta[], deltaMessage: Int32Array): Int32Array[] {
+  const position = new Map(messages.map((m, i) => [m.index, i]));
+  const lists: number[][] = messages.map(() => []);
+  for (let i = 0; i < deltaMessage.length; i++) {
+    const p = position.get(deltaMessage[i]);
+    if (p !== undefined) lists[p].push(i);
+  }
+  return lists.map((l) => Int32Array.from(l));
 }
 
 function offsetsByStep(stepOf: Int32Array, nSteps: number): Int32Array {
