@@ -223,19 +223,17 @@ def _parse_type_after(rest: str, lines: _Lines) -> dict[str, Any]:
 
 # ---- the one tokenizer of a type's text: quotes, brackets and comments
 
-_OPENERS, _CLOSERS = "<{([", ">})]"
-_SEPARATORS = "|,;"
 # A quote ends a literal only when a separator, a closer or the end follows it: the renderers
 # write literals without escaping their quotes (``"say "hi", then"``). A quote after a
-# backslash never ends one: a hand-written literal escapes its quotes as JSON does.
-# A run of plain text: no quote, bracket or separator, and no ``//``; ``=>`` is an arrow, not a bracket.
-_TEXT_RE = re.compile(r"(?:=>|/(?!/)|[^\"/<{(\[>})\]|,;])+")
-_LITERAL_END_RE = re.compile(r"\s*(\||,|;|\[\]|\)|\}|>|$)")
+# backslash never ends one: a hand-written literal escapes its quotes as JSON does. A literal
+# with no such quote runs to the end. ``=>`` is an arrow, not a bracket; other text is no token.
+_LITERAL = r'"(?:\\.?|"(?!\s*(?:\||,|;|\[\]|\)|\}|>|$))|[^"\\])*(?:"|$)'
+_LEXER_RE = re.compile(rf"(?P<literal>{_LITERAL})|(?P<comment>//.*)|(?P<arrow>=>)|(?P<open>[<{{(\[])|(?P<close>[>}})\]])|(?P<sep>[|,;])", re.DOTALL)
 
 
 class _Token(NamedTuple):
     """A piece of a type's text: a ``literal`` (its quotes included), a ``comment`` (``//`` to the end),
-    an ``open`` or ``close`` bracket, a ``sep`` (``|``, ``,``, ``;``) or a run of other ``text``.
+    an ``open`` or ``close`` bracket, or a ``sep`` (``|``, ``,``, ``;``); the text between them is no token.
 
     ``depth`` is the brackets open around the token (a pair's ``open`` and ``close`` share it)."""
 
@@ -249,45 +247,17 @@ class _Token(NamedTuple):
 def _tokens(text: str) -> tuple[_Token, ...]:
     """``text`` cut into tokens; every splitter of the reader reads these, so all agree on what is quoted."""
     out: list[_Token] = []
-    i, n, depth = 0, len(text), 0
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            end = _literal_end(text, i)
-            out.append(_Token("literal", i, end, depth))
-            i = end
-        elif text.startswith("//", i):
-            out.append(_Token("comment", i, n, depth))
-            break
-        elif ch in _OPENERS:
-            out.append(_Token("open", i, i + 1, depth))
-            depth += 1
-            i += 1
-        elif ch in _CLOSERS:
-            depth = max(depth - 1, 0)
-            out.append(_Token("close", i, i + 1, depth))
-            i += 1
-        elif ch in _SEPARATORS:
-            out.append(_Token("sep", i, i + 1, depth))
-            i += 1
-        else:
-            end = _TEXT_RE.match(text, i).end()  # type: ignore[union-attr]  # ch itself matches
-            out.append(_Token("text", i, end, depth))
-            i = end
-    return tuple(out)
-
-
-def _literal_end(text: str, start: int) -> int:
-    """Where the literal whose opening quote is at ``start`` ends (after its closing quote; the end if none)."""
-    j, n = start + 1, len(text)
-    while j < n:
-        if text[j] == "\\":
-            j += 2
+    depth = 0
+    for m in _LEXER_RE.finditer(text):
+        kind = m.lastgroup
+        if kind == "arrow":
             continue
-        if text[j] == '"' and _LITERAL_END_RE.match(text, j + 1):
-            return j + 1
-        j += 1
-    return n
+        if kind == "close":
+            depth = max(depth - 1, 0)
+        out.append(_Token(kind, m.start(), m.end(), depth))
+        if kind == "open":
+            depth += 1
+    return tuple(out)
 
 
 def _literal_value(literal: str) -> str:
@@ -313,7 +283,7 @@ def _split_inline(rest: str) -> tuple[str, str]:
                                                                   or (t.kind == "close" and rest[t.start] == ")"))), len(rest))  # fmt: skip
     type_text = rest[:stop].rstrip()
     m = re.search(r"(\[\])+$", type_text)
-    if m and len(_split_top(type_text, "|")) > 1:
+    if m and "|" in type_text and len(_split_top(type_text, "|")) > 1:
         # ``"p" | "q"[]`` is how an array of an enum is written: the brackets apply to
         # the whole union.
         return type_text[: m.start()], type_text[m.start() :] + rest[stop:]
@@ -322,6 +292,8 @@ def _split_inline(rest: str) -> tuple[str, str]:
 
 def _split_top(text: str, sep: str) -> list[str]:
     """``text`` split on ``sep`` outside quotes and brackets (a comment is kept with the part it ends)."""
+    if sep not in text:
+        return [text.strip()] if text.strip() else []
     cuts = [t.start for t in _tokens(text) if t.kind == "sep" and t.depth == 0 and text[t.start] == sep]
     parts = [text[a + 1 if a >= 0 else 0 : b].strip() for a, b in zip([-1, *cuts], [*cuts, len(text)])]
     return [p for p in parts if p]
@@ -522,6 +494,8 @@ def _trailing_comment(lines: _Lines) -> str | None:
     # The field's line (or the closing '}' / ',' line of a multi-line type) was the last
     # one taken; its trailing ``// …`` is the default or a note.
     line = lines.items[lines.i - 1][0]
+    if "//" not in line:
+        return None
     comment = next((t for t in _tokens(line) if t.kind == "comment"), None)
     return line[comment.start + 2 :].strip() if comment is not None else None
 
