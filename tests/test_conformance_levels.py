@@ -27,6 +27,8 @@ from harmony_viz.conformance._case import stream_codes
 from harmony_viz.conformance._known import write_known
 from harmony_viz.conformance._run import load_cases
 
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parents[1]
 REPORTS = ROOT / "docs" / "conformance" / "reports"
 PACKAGE = ROOT / "harmony_viz" / "conformance"
@@ -214,3 +216,24 @@ def test_known_and_run_do_not_import_each_other() -> None:
     assert "harmony_viz.conformance._known" not in _imports(PACKAGE / "_run.py")
     records = _imports(PACKAGE / "_records.py")
     assert not {"harmony_viz.conformance._run", "harmony_viz.conformance._known"} & records
+
+
+# --- the pytest plugin: the level selects, as a flag and as a keyword (collection only: no engine is asked) -------
+
+def test_the_plugin_selects_by_level_and_keeps_its_node_ids(pytester: pytest.Pytester) -> None:
+    base = ("--harmony-conformance", "--harmony-sglang", "--harmony-select", "header/*", "--harmony-select", "clean/final-only",
+            "--co", "-q", "-p", "no:cacheprovider")
+
+    def ids(*more: str) -> list[str]:
+        result = pytester.runpytest_subprocess(*base, *more)
+        assert result.ret == 0, result.stderr.str()
+        return [line for line in result.stdout.lines if line.startswith(("header/", "clean/"))]
+
+    levels = {c.id: c.level for c in load_suite()}
+    every = ids()
+    assert "clean/final-only[sglang-chat]" in every and "header/no-channel[sglang-responses]" in every  # family/name[engine-api], as before
+    assert ids("--harmony-level", "must") == [i for i in every if levels[i.split("[")[0]] == "must"] == [
+        "clean/final-only[sglang-chat]", "clean/final-only[sglang-chat-stream]", "clean/final-only[sglang-responses]", "clean/final-only[sglang-responses-stream]"]
+    should = [i for i in every if levels[i.split("[")[0]] == "should"]
+    assert should and ids("--harmony-level", "should") == should
+    assert ids("-k", "should") == should  # the level is a keyword too
