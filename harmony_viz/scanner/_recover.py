@@ -25,9 +25,11 @@ class Recovery:
 
     def _control_outside(self, tid: int, start: int, end: int) -> None:
         """A control token between messages: <|start|> begins a header; anything else means one is missing."""
-        self._check_after_call(start, end)
+        if self._after_call:
+            self._check_after_call(start, end)
         if tid == START:
-            self._resolve_outside(START, start)
+            if self._outside:
+                self._resolve_outside(START, start)
             self._begin_header(start, None)
         elif tid in _STOPS:
             if self._outside and not "".join(p[0] for p in self._outside).isspace():

@@ -28,15 +28,16 @@ ENDOFTEXT: int = special_by_literal(ENDOFTEXT_LITERAL).id  # type: ignore[union-
 
 class Tables:
     """``fast``: id -> text for tokens that are whole UTF-8 and hold no ``<`` (the hot path);
-    ``by_id``: the same as a list indexed by id, None for the others (a one-token feed indexes
-    it: cheaper than hashing); ``raw``: id -> bytes for every ordinary token (the slow path
-    decodes these incrementally)."""
+    ``by_id``: the same as a list indexed by any id of the vocabulary, None for the others (a
+    one-token feed indexes it: cheaper than hashing, and a stop token finds its None without an
+    IndexError); ``raw``: id -> bytes for every ordinary token (the slow path decodes these
+    incrementally)."""
 
     __slots__ = ("fast", "by_id", "raw")
 
     def __init__(self, fast: dict[int, str], raw: list[bytes]) -> None:
         self.fast = fast
-        self.by_id: list[str | None] = [None] * len(raw)
+        self.by_id: list[str | None] = [None] * N_VOCAB
         for i, text in fast.items():
             self.by_id[i] = text
         self.raw = raw
