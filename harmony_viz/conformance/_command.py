@@ -18,6 +18,7 @@ from urllib.parse import quote
 from harmony_viz._replay import save_html
 from harmony_viz.conformance._known import Known, KnownKey, write_known
 from harmony_viz.conformance._page import conformance_page
+from harmony_viz.conformance._records import KNOWN_KINDS
 from harmony_viz.conformance._replays import Key, replay_pages, with_opener
 from harmony_viz.conformance._report import conformance_report, junit_xml, level_line, read_report, summary_line
 from harmony_viz.conformance._run import Outcome, Target, exit_status, run_suite
@@ -79,6 +80,9 @@ def _say(outcomes: Sequence[Outcome], targets: Sequence[Target], out: TextIO, er
         print(f"{t.engine}: " + summary_line(mine), file=out)
         if mine:
             print(f"{t.engine} pass rate by level: " + level_line(mine), file=out)
+        kinds = {k: sum(1 for o in mine if o.known_kind == k and o.status == "known") for k in KNOWN_KINDS}
+        if any(kinds.values()):
+            print(f"{t.engine} known divergences by kind: " + ", ".join(f"{n} {k}" for k, n in kinds.items() if n), file=out)
     for o in outcomes:
         if o.status in ("fail", "fixed"):
             print(f"  {o.status.upper()} {o.case.id} [{o.engine} {o.api}]: {', '.join(o.codes) or o.reason}", file=out)
