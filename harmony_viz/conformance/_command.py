@@ -16,13 +16,13 @@ from typing import TextIO
 from urllib.parse import quote
 
 from harmony_viz._replay import save_html
+from harmony_viz.conformance._case import Case
 from harmony_viz.conformance._known import Known, KnownKey, write_known
 from harmony_viz.conformance._page import conformance_page
 from harmony_viz.conformance._records import KNOWN_KINDS
 from harmony_viz.conformance._replays import Key, replay_pages, with_opener
 from harmony_viz.conformance._report import conformance_report, junit_xml, level_line, read_report, summary_line
 from harmony_viz.conformance._run import Outcome, Target, exit_status, run_suite
-from harmony_viz.conformance._case import Case
 from harmony_viz.inputs import InputError
 
 

@@ -17,7 +17,6 @@ from typing import Any
 
 from harmony_viz.conformance._case import Case, load_suite, select
 from harmony_viz.conformance._records import Known, KnownKey, Outcome, Status
-
 from harmony_viz.servers import APIS, LaunchError, PromptUnavailable, ServerError, check_named, engines, prompt_check
 from harmony_viz.templates import LensError
 
