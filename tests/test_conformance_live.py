@@ -1,5 +1,8 @@
 """The whole shipped suite through llama.cpp, SGLang's parser and the reference server, against the shipped known divergences.
 
+It holds the round-trip and structured-output families too (each one result an engine: not served
+where the engine has no such path).
+
 Every result must be pass, known or not served: a new failure (a regression, or a change in
 what an engine does) or a fixed divergence fails this test, as it fails an engine's CI.
 The known divergences were written from the real runs of docs/conformance/reports/.
@@ -56,7 +59,13 @@ def test_the_whole_suite_holds_against_the_known_divergences(llama_server, gpt_o
     assert rc == 0 and bad == [], (bad[:20], out[-2000:])
     suite = load_suite()
     n, answers = len(suite), sum(c.kind == "answer" for c in suite)
-    assert got["summary"]["total"] == 3 * (4 * answers + (n - answers))  # per engine: 4 APIs an answer case, the prompt a prompt case
+    # per engine: 4 APIs an answer case; one column any other case (prompt, roundtrip, structured)
+    assert got["summary"]["total"] == 3 * (4 * answers + (n - answers))
+    by_kind = {k: [r for r in got["results"] if r["kind"] == k] for k in ("roundtrip", "structured")}
+    assert {r["api"] for r in by_kind["roundtrip"]} == {"roundtrip"} and {r["api"] for r in by_kind["structured"]} == {"structured"}
+    served = {(r["kind"], r["engine"]) for rs in by_kind.values() for r in rs if r["status"] != "not-served"}
+    # the round trip through llama.cpp's Chat and the reference server's Responses; structured output through llama.cpp's grammar only
+    assert served == {("roundtrip", "llama.cpp"), ("roundtrip", "gpt-oss"), ("structured", "llama.cpp")}
     assert {e["name"] for e in got["engines"]} == {"llama.cpp", "sglang", "gpt-oss"}
     assert all(e["version"] for e in got["engines"])
     assert junit.read_text().count("<testcase ") == got["summary"]["total"]

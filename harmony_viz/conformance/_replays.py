@@ -76,7 +76,8 @@ def replay_pages(outcomes: Sequence[Outcome]) -> list[ReplayPage]:
         if isinstance(o.check, CheckResult):
             answers.setdefault(o.case.id, []).append(o)
         elif isinstance(o.check, PromptCheck):
-            pages.append(ReplayPage(file=_slug(f"{o.case.id}.{o.engine}", used) + ".html", name=f"{o.case.id} · {o.engine}'s prompt", source=o.check,
+            pages.append(ReplayPage(file=_slug(f"{o.case.id}.{o.engine}", used) + ".html", name=f"{o.case.id} · {o.engine}'s prompt",
+                                    source=o.check.prompt_check() if hasattr(o.check, "prompt_check") else o.check,  # a round trip's: its prompt check
                                     fragments={(o.case.id, o.engine, o.api, o.engine_version): "tab=prompt"}))
     for case, mine in answers.items():
         pages += _answer_pages(case, mine, used)

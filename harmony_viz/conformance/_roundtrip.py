@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from harmony_viz.conformance._case import Case
@@ -51,6 +51,10 @@ class RoundTripCheck(PromptCheck):
     answer: Any = None  # the assistant message (Chat) or the output items (Responses) as they went back
     followup: Mapping[str, Any] = field(default_factory=dict)  # the second request
     notes: tuple[str, ...] = ()
+
+    def prompt_check(self) -> PromptCheck:
+        """The prompt check alone (what a replay page reads)."""
+        return PromptCheck(**{f.name: getattr(self, f.name) for f in fields(PromptCheck)})
 
     def to_json(self) -> dict[str, Any]:
         out = super().to_json()
