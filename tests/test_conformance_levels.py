@@ -22,10 +22,21 @@ from pathlib import Path
 import pytest
 
 from harmony_viz.cli import main
-from harmony_viz.conformance import KNOWN_DIR, LEVELS, Outcome, junit_xml, level_rates, load_suite, read_known, result_level, rules, rules_by_id
-from harmony_viz.conformance._case import stream_codes
-from harmony_viz.conformance._known import write_known
-from harmony_viz.conformance._run import load_cases
+from harmony_viz.conformance import (
+    KNOWN_DIR,
+    LEVELS,
+    Outcome,
+    junit_xml,
+    level_rates,
+    load_cases,
+    load_suite,
+    read_known,
+    result_level,
+    rules,
+    rules_by_id,
+    stream_codes,
+    write_known,
+)
 
 pytest_plugins = ["pytester"]
 

@@ -17,7 +17,7 @@ import pytest
 
 from harmony_viz.cli import main
 from harmony_viz.conformance import level_rates, read_report, rules
-from harmony_viz.conformance._site import slug
+from harmony_viz.conformance import page_slug as slug
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORTS = sorted((ROOT / "docs" / "conformance" / "reports").glob("*.json.gz"))

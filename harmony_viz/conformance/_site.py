@@ -40,7 +40,7 @@ class SiteError(ValueError):
     """A site that cannot be written: one line, ``PATH: why``."""
 
 
-def slug(text: str) -> str:
+def page_slug(text: str) -> str:
     """A file name for a case id or an engine and version: ``header/no-channel`` -> ``header--no-channel``."""
     return _SLUG.sub("-", text.replace("/", "--")).strip("-") or "x"
 
@@ -99,14 +99,14 @@ def site_data(reports: Sequence[Mapping[str, Any]], sources: Sequence[str]) -> d
     engines = []
     for engine, version in pairs:
         mine = [r for r in results if r["engine"] == engine and r["version"] == version]
-        name = slug(f"{engine}-{version}")
+        name = page_slug(f"{engine}-{version}")
         engines.append({"engine": engine, "version": version, "slug": name, "apis": list(dict.fromkeys(r["api"] for r in mine)),
                         **_summary(mine, LEVELS, families)})
     cases = []
     for cid in case_ids:
         c = suite.get(cid)
         level = c.level if c is not None else next((r["level"] for r in results if r["case"] == cid), "")
-        cases.append({"id": cid, "slug": slug(cid), "family": cid.split("/", 1)[0], "level": level,
+        cases.append({"id": cid, "slug": page_slug(cid), "family": cid.split("/", 1)[0], "level": level,
                       "kind": c.kind if c is not None else "", "description": c.description if c is not None else "",
                       "rules": list(c.rules) if c is not None else [], "provenance": c.provenance if c is not None else "",
                       "stream": _stream_text(c) if c is not None and c.kind == "answer" else "",
