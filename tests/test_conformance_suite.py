@@ -17,7 +17,7 @@ from harmony_viz.tokens import encode, encoding
 ROOT = Path(__file__).resolve().parents[1]
 STREAMS = ROOT / "harmony_viz" / "data" / "server_lens" / "streams"
 DOC = ROOT / "docs" / "conformance.md"
-FAMILIES = ("header", "channel", "preamble", "call", "stop", "clean", "catalog", "prompt")
+FAMILIES = ("header", "channel", "preamble", "call", "stop", "clean", "catalog", "prompt", "roundtrip", "structured")
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +59,9 @@ def test_the_shipped_suite_loads_with_enough_cases_and_unique_ids(suite):
 def test_every_family_has_cases(suite):
     families = {c.family for c in suite}
     assert set(FAMILIES) <= families, set(FAMILIES) - families
-    assert all(c.kind == "prompt" for c in suite if c.family == "prompt")
-    assert all(c.kind == "answer" for c in suite if c.family != "prompt")
+    own_kind = ("prompt", "roundtrip", "structured")  # these families are kinds of their own; every other family holds answer cases
+    assert all(c.kind == c.family for c in suite if c.family in own_kind)
+    assert all(c.kind == "answer" for c in suite if c.family not in own_kind)
 
 
 def test_every_shipped_case_matches_the_schema():
