@@ -12,6 +12,8 @@ Modules, one job each:
 - ``_records``: the records ``_run`` and ``_known`` share (a result, a known divergence);
 - ``_known``: known divergences (``known/`` ships one file an engine), triaged by kind;
 - ``_run``: the runner (``run_suite``: every case through every engine and API, a status each);
+- ``_roundtrip`` and ``_structured``: the two families the runner hands on (an engine's own answer sent back as
+  history; free generation under the engine's own grammar), each a case kind of its own;
 - ``_report``: counts, the JSON report, JUnit XML, a failure in words; reading a saved report back;
 - ``_page``: the matrix page's data, drawn by the bundle's ``matrix_page.js``; ``_replays``: the replay pages it links to;
 - ``_check_suite``: the suite linter (``--check-suite``); ``_site``: the published site (``--merge ... --site``);
