@@ -101,9 +101,9 @@ def reasoning_share_by(runs: Any, by: str = "reasoning_effort", *, unit: str = "
     import plotly.graph_objects as go
 
     _need_unit(unit)
-    if _at_scale(runs):
-        from harmony_viz.scale import share_boxes
+    from harmony_viz.scale import share_boxes, share_by_layout
 
+    if _at_scale(runs):
         return share_boxes(runs, by, unit=unit)
     column = "reasoning_share" if unit == "tokens" else "reasoning_share_chars"
     if by not in runs.columns:
@@ -120,13 +120,7 @@ def reasoning_share_by(runs: Any, by: str = "reasoning_effort", *, unit: str = "
             fig.add_trace(go.Violin(**common, box_visible=True, points="all", meanline_visible=True))
         else:
             fig.add_trace(go.Box(**common, boxpoints="all", jitter=0.4, pointpos=0))
-    fig.update_layout(
-        title=f"Reasoning share of output {unit} by {by}<br><sup>reasoning / (reasoning + preamble + tool call + final), per run</sup>",
-        xaxis=dict(title=by, type="category"),
-        yaxis=dict(title=f"reasoning share ({unit})", tickformat=".0%", range=[0, 1.02]),
-        showlegend=False,
-    )
-    return fig
+    return share_by_layout(fig, unit=unit, by=by, note="<br><sup>reasoning / (reasoning + preamble + tool call + final), per run</sup>")
 
 
 def reasoning_vs_final(runs: Any, *, colour_by: str = "source", unit: str = "tokens") -> go.Figure:

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from harmony_viz.scale._charts import code_counts, kind_shares_by, log_density, share_boxes, share_histogram, source_summary
+from harmony_viz.scale._charts import code_counts, kind_shares_by, log_density, share_boxes, share_by_layout, share_histogram, source_summary
 from harmony_viz.scale._engine import iter_tables, write_parquet
 from harmony_viz.scale._inputs import Unit, input_kind, plan_units, read_runs, unit_runs, unit_tables
 from harmony_viz.scale._ray import ray_write_parquet
@@ -37,6 +37,7 @@ __all__ = [
     "runs_for_batch",
     "runs_from_record",
     "share_boxes",
+    "share_by_layout",
     "share_histogram",
     "source_summary",
     "summarise",

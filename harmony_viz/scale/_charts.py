@@ -55,8 +55,13 @@ def share_boxes(rows: Any, by: str = "reasoning_effort", *, unit: str = "tokens"
                    hovertext=f"{n} runs", marker_color=(colours or {}).get(g))  # fmt: skip
         )
     total = sum(v[0] for v in by_group.values())
+    return share_by_layout(fig, unit=unit, by=by, note=f" ({total} runs)<br><sup>quartiles per group; whiskers at min and max</sup>")
+
+
+def share_by_layout(fig: go.Figure, *, unit: str, by: str, note: str) -> go.Figure:
+    """The title and axes of the reasoning share by group, drawn from runs or (``share_boxes``) from quartiles; ``note`` follows the title."""
     fig.update_layout(
-        title=f"Reasoning share of output {unit} by {by} ({total} runs)<br><sup>quartiles per group; whiskers at min and max</sup>",
+        title=f"Reasoning share of output {unit} by {by}{note}",
         xaxis=dict(title=by, type="category"),
         yaxis=dict(title=f"reasoning share ({unit})", tickformat=".0%", range=[0, 1.02]),
         showlegend=False,
