@@ -113,3 +113,20 @@ def test_a_replay_page_linked_from_a_case_opens(page, site: Path) -> None:  # no
     assert page.locator("[data-hv=token]").count() == 6  # the stream's six tokens: <|channel|>final<|message|>Hello.<|return|>
     assert page.locator("a", has_text="the case clean/final-only").get_attribute("href") == "../case/clean--final-only.html"
     assert page.errors == []
+
+
+AXE = ROOT / "js" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.mark.parametrize("where", ["index.html", "rules.html", "engine/llama.cpp-0.3.36.html", "case/header--no-channel.html"])
+def test_site_pages_have_no_serious_accessibility_violation(page, site: Path, where: str) -> None:  # noqa: ANN001
+    """axe (pinned in js/package.json) on each kind of page, as tests/ui/test_accessibility.py audits the others."""
+    if not AXE.is_file():
+        pytest.skip(f"{AXE} is missing: run `cd js && npm install`")
+    page.route(re.compile(r"^(?!file:).*"), lambda route: route.abort())
+    _open(page, site / where)
+    assert page.errors == []
+    page.add_script_tag(path=str(AXE))  # axe then asks for the stylesheet itself, which file:// refuses it: its own console lines, not the page's
+    found = page.evaluate("""async () => (await axe.run(document, { resultTypes: ['violations'] })).violations
+        .filter(v => ['serious', 'critical'].includes(v.impact)).map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))""")
+    assert found == []
