@@ -1,6 +1,8 @@
 """The records the runner and the known-divergence files share: a result (:class:`Outcome`) and a known divergence (:class:`Known`).
 
-They sit below both ``_run`` and ``_known`` so that neither imports the other for them.
+They sit below both ``_run`` and ``_known`` so that neither imports the other for them; so do the rules that turn a
+result's failing codes and its known divergence into a status (:func:`failing_codes`, :func:`status_of`), which every
+family's runner uses.
 A known divergence is triaged (issue 34): its ``kind`` is ``bug`` (with the ``link`` of the
 upstream report, or a ``draft`` of the report where none exists yet), ``intentional`` (the
 engine's documented choice, its ``reason`` saying which) or ``research-needed``.
@@ -8,6 +10,7 @@ engine's documented choice, its ``reason`` saying which) or ``research-needed``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -18,6 +21,7 @@ STATUSES: tuple[Status, ...] = ("pass", "fail", "known", "fixed", "not-served", 
 KnownKey = tuple[str, str, str]  # (case id, engine, api)
 KnownKind = Literal["bug", "intentional", "research-needed"]
 KNOWN_KINDS: tuple[KnownKind, ...] = ("bug", "intentional", "research-needed")
+FAILING = ("warning", "error")  # the severities that fail a case
 
 
 @dataclass(frozen=True)
@@ -75,3 +79,19 @@ class Outcome:
         if self.known_kind:
             base["known_kind"] = self.known_kind
         return base
+
+
+def failing_codes(findings: Iterable[Any]) -> tuple[str, ...]:
+    """The codes of the findings that fail a result (warning and above), sorted, each once."""
+    return tuple(sorted({d.code for d in findings if d.severity in FAILING}))
+
+
+def status_of(codes: tuple[str, ...], known: Known | None) -> tuple[Status, str, str, str]:
+    """(status, reason, link, the known divergence's kind) of a result failing with ``codes``."""
+    if known is None:
+        return ("fail" if codes else "pass"), "", "", ""
+    if not codes:
+        return "fixed", known.reason, known.link, known.kind
+    if frozenset(codes) == known.codes:
+        return "known", known.reason, known.link, known.kind
+    return "fail", f"listed as known with {', '.join(sorted(known.codes))}, fails with {', '.join(codes)}", known.link, known.kind

@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from harmony_viz.conformance._case import Case, load_suite, select
-from harmony_viz.conformance._records import Known, KnownKey, Outcome, Status
+
+# FAILING and _status stay importable from here for the family runners that still read them here (_roundtrip, _structured)
+from harmony_viz.conformance._records import FAILING, Known, KnownKey, Outcome, failing_codes  # noqa: F401
+from harmony_viz.conformance._records import status_of as _status
 from harmony_viz.servers import APIS, LaunchError, PromptUnavailable, ServerError, check_named, engines, prompt_check
 from harmony_viz.templates import LensError
 
-FAILING = ("warning", "error")  # the severities that fail a case
 PROMPT_API = "prompt"  # the API column of a prompt case: the prompt the engine rendered for the request
 
 
@@ -56,21 +58,6 @@ def load_cases(paths: Sequence[str | Path] | None, patterns: Sequence[str] | Non
 def apis_of(case: Case) -> tuple[str, ...]:
     """The API columns a case has: every API for an answer case, the prompt for a prompt case, one column for a roundtrip or structured case."""
     return tuple(APIS) if case.kind == "answer" else (PROMPT_API,) if case.kind == "prompt" else (case.kind,)
-
-
-def failing_codes(findings: Iterable[Any]) -> tuple[str, ...]:
-    return tuple(sorted({d.code for d in findings if d.severity in FAILING}))
-
-
-def _status(codes: tuple[str, ...], known: Known | None) -> tuple[Status, str, str, str]:
-    """(status, reason, link, the known divergence's kind) of a result failing with ``codes``."""
-    if known is None:
-        return ("fail" if codes else "pass"), "", "", ""
-    if not codes:
-        return "fixed", known.reason, known.link, known.kind
-    if frozenset(codes) == known.codes:
-        return "known", known.reason, known.link, known.kind
-    return "fail", f"listed as known with {', '.join(sorted(known.codes))}, fails with {', '.join(codes)}", known.link, known.kind
 
 
 def _answer_outcomes(case_by_name: Mapping[str, Case], results: Iterable[Any], engine: str, known: Mapping[KnownKey, Known]) -> list[Outcome]:
