@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from harmony_viz.conformance._case import FORMAT, load_suite
-from harmony_viz.conformance._records import STATUSES, Known, Outcome
+from harmony_viz.conformance._records import FAILING, STATUSES, Known, Outcome
 from harmony_viz.conformance._rules import LEVELS
-from harmony_viz.conformance._run import FAILING, Target
+from harmony_viz.conformance._run import Target
 
 
 class MergeError(ValueError):
