@@ -150,7 +150,8 @@ def lint_messages(messages: Sequence[Any], *, role: str | None = None, tools: To
     (that scan's diagnostics) and ``ids`` (the stream) tell a prompt that hands over at ``<|start|>assistant``, which has
     no completion; they are not reported.
     """
-    return _lint_views(list(messages), tuple(scanned), None if ids is None else list(ids), role=role, tools=tools, check_prompt=None, scanner=False)
+    # ids are only read where a diagnostic ends the stream: a token array (a trace's) serves as it is, no list made
+    return _lint_views(list(messages), tuple(scanned), ids, role=role, tools=tools, check_prompt=None, scanner=False)
 
 
 def _lint_views(views: list[Any], scanned: Sequence[Diagnostic], stream_source: Any, *, role: str | None, tools: Tools | None,

@@ -2,7 +2,7 @@
 
 ``replay(source)`` gives the Jupyter widget; ``save_html`` / ``page_html`` write the same view
 as one self-contained page. The page path imports no widget machinery (anywidget is loaded
-only when the widget is asked for).
+only when the widget is asked for), and the static view a saved notebook shows only when one is drawn.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from harmony_viz._replay._chips import fate_columns, logprob_columns, logprobs_o
 from harmony_viz._replay._findings import Lints, stream_findings
 from harmony_viz._replay._page import EMPTY_STREAM, name_of, page_html, payload, save_html, script_json
 from harmony_viz._replay._server import server_tab
-from harmony_viz._replay._static_view import BOUNDS, Bounds, static_view
 from harmony_viz._replay._steps import PRESETS
 
 __all__ = [
@@ -40,12 +39,11 @@ __all__ = [
     "stream_findings",
 ]
 
-_WIDGET = {"ReplayWidget", "replay"}
-
-
+# Loaded when first asked for: a page written by save_html needs neither the widget machinery nor the static view.
+_LAZY = {"ReplayWidget": "_widget", "replay": "_widget", "BOUNDS": "_static_view", "Bounds": "_static_view", "static_view": "_static_view"}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _WIDGET:
-        return getattr(importlib.import_module("harmony_viz._replay._widget"), name)
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"harmony_viz._replay.{_LAZY[name]}"), name)
     raise AttributeError(f"module 'harmony_viz._replay' has no attribute {name!r}")

@@ -15,7 +15,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from harmony_viz._replay._steps import tokens_fed
-from harmony_viz.projections import Projector, open_parts
+from harmony_viz.projections import Projector, Turn, open_parts
 from harmony_viz.scanner import MessageStart, ToolCallEnd, is_assistants
 from harmony_viz.trace import collecting_after
 
@@ -105,24 +105,27 @@ class ApiViews:
         headers = trace.headers
         row = {m.index: i for i, m in enumerate(headers)}
         cols = {name: [-1] * len(headers) for name in ("api.turn", "api.position", "api.call_step", "api.part.0", "api.part.1")}
-        parts: dict[str, int] = {}
-        # one fold gives the turn's messages; which parts they make, correct server or legacy, is open_parts' to say
-        fold = Projector(unit=trace.unit)
-        turn = fold.turn
+        parts: dict[str, int] = {}  # each distinct part's JSON: its index (the page holds each once)
+        objects: list[dict[str, Any]] = []  # the parts themselves, in that order
+        # one fold gives the turn's messages (a Projector's own Turn, without the streams it would keep: none is read here);
+        # which parts they make, correct server or legacy, is open_parts' to say
+        turn = Turn()
         for r in trace.rare:
             e = r.event
             if type(e) is not MessageStart and type(e) is not ToolCallEnd:
                 continue  # only these make a turn message or complete its call
-            fold.add((e,))
+            turn.add((e,))
             if type(e) is MessageStart:
                 i = row[e.message]
                 cols["api.turn"][i] = turn.resets
                 if is_assistants(e.role, e.kind) and turn.messages and turn.messages[-1].message == e.message:
                     position = len(turn.messages) - 1
                     cols["api.position"][i] = position
-                    for legacy in (0, 1):
-                        key = _PART_JSON(open_parts(turn.messages[-1], position, legacy=bool(legacy)))
-                        cols[f"api.part.{legacy}"][i] = parts.setdefault(key, len(parts))
+                    correct = open_parts(turn.messages[-1], position, legacy=False)
+                    legacy_part = open_parts(turn.messages[-1], position, legacy=True)
+                    k = cols["api.part.0"][i] = _part_index(parts, objects, correct)
+                    # most messages make the same part for both servers: one JSON a message then
+                    cols["api.part.1"][i] = k if legacy_part == correct else _part_index(parts, objects, legacy_part)
             elif e.message in row:
                 msg = next((m for m in reversed(turn.messages) if m.message == e.message), None)
                 if msg is not None and msg.call is not None and cols["api.call_step"][row[e.message]] < 0:
@@ -140,10 +143,20 @@ class ApiViews:
             "flavours": [{"name": n, "kind": k, "legacy": legacy} for n, k, legacy in FLAVOURS],
             "shells": first["views"],
             "finals": finals,
-            "parts": [json.loads(k) for k in parts],
+            "parts": objects,
             "error": last.get("error") or first.get("error"),
         }
         return cols, meta
+
+
+def _part_index(parts: dict[str, int], objects: list[dict[str, Any]], part: dict[str, Any]) -> int:
+    """The index of ``part`` among the page's parts (``parts``: each one's JSON, ``objects``: the parts), added when new."""
+    key = _PART_JSON(part)
+    i = parts.get(key)
+    if i is None:
+        i = parts[key] = len(objects)
+        objects.append(part)
+    return i
 
 
 def _views(projectors: tuple[Projector, Projector]) -> dict[str, Any]:

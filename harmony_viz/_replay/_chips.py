@@ -32,10 +32,10 @@ from harmony_viz.trace import Logprobs
 def logprobs_of(stream: Any) -> Logprobs | None:
     """The log-probs a stream the reader made carries (``Input.stream()``): a capture's or check results' answer, or a
     recorded run's; None when it has none."""
-    from harmony_viz.servers import lens_logprobs
-
     lens = getattr(stream, "lens", None)
     if lens is not None:
+        from harmony_viz.servers import lens_logprobs  # the server modules, only for a stream that has a server record
+
         return lens_logprobs(lens)
     run = getattr(stream, "run", None)
     if run is None or run.text is not None:

@@ -56,7 +56,7 @@ def run_lints(ids: list[int] | Trace, *, role: str | None, tools: Any) -> tuple[
             return lint(ids, role=role, tools=tools, scanner=False), None
         if ids.unit == "tokens":
             # the scan's diagnostics and the ids tell a prompt that hands over at <|start|>assistant (no completion)
-            return lint_messages(ids.scanned_messages(), role=role, tools=tools, scanned=[d for _step, d in ids.diagnostics], ids=ids.tokens.tolist()), None
+            return lint_messages(ids.scanned_messages(), role=role, tools=tools, scanned=[d for _step, d in ids.diagnostics], ids=ids.tokens), None
         return lint(ids.tokens.tolist(), role=role, tools=tools, scanner=False), None
     except ToolParseError:
         raise

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harmony_viz._replay._api_view import ApiViews
 from harmony_viz._replay._chips import fate_columns, logprob_columns
 from harmony_viz._replay._findings import Lints, stream_findings
 from harmony_viz._replay._steps import PRESETS, step_error
@@ -31,16 +32,14 @@ def script_json(obj: Any) -> str:
 
 @collecting_after
 def payload(trace: Trace, server: dict[str, Any] | None = None, *, prompt_tokens: int | None = None, tools: Any = None,
-            lints: Lints | None = None, logprobs: Logprobs | None = None) -> tuple[dict[str, Any], bytes]:
+            lints: Lints | None = None, logprobs: Logprobs | None = None, api: ApiViews | None = None) -> tuple[dict[str, Any], bytes]:
     """What the browser reads, widget and page alike: the trace's columns and JSON, the data to build the API view
     at any step (see :meth:`ApiViews.page_data`; ``prompt_tokens`` as there), every finding of the stream placed on
     its tokens (the scanner's, the lints' with ``tools`` or the prompt's own, the server and prompt lenses'; ``lints``
-    keeps the lints of a stream across chunkings), for the server lens the server tab's data and each check's fate
+    keeps the lints of a stream across chunkings; ``api`` the trace's API views when already made), for the server lens the server tab's data and each check's fate
     of every token, and the model's log-probs when the stream has them (``_chips``: both as columns)."""
-    from harmony_viz._replay._api_view import ApiViews
-
     n = int(trace.tokens.size)
-    api_columns, api_meta = ApiViews(trace, prompt_tokens=prompt_tokens).page_data()
+    api_columns, api_meta = (api or ApiViews(trace, prompt_tokens=prompt_tokens)).page_data()
     fate_cols, fates_meta = fate_columns(server, n)
     lp_cols, lp_meta = logprob_columns(logprobs, n)
     linted, error = (lints or Lints(tools)).of(trace)

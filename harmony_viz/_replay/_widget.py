@@ -23,11 +23,10 @@ from harmony_viz._replay._chips import logprobs_of
 from harmony_viz._replay._findings import Lints, stream_findings
 from harmony_viz._replay._page import name_of, payload, write_page
 from harmony_viz._replay._server import server_tab
-from harmony_viz._replay._static_view import static_note, static_view
 from harmony_viz._replay._steps import PRESETS, step_error, step_for_tokens, tokens_fed
 from harmony_viz._static import asset
 from harmony_viz.inputs import read
-from harmony_viz.trace import CHUNKINGS, Logprobs, Trace, parse_chunking
+from harmony_viz.trace import CHUNKINGS, Logprobs, Trace, collecting_after, parse_chunking
 
 
 class ReplayWidget(anywidget.AnyWidget):
@@ -60,18 +59,21 @@ class ReplayWidget(anywidget.AnyWidget):
         self._live_dirty = False
         self._live_last = 0.0
         self._live_cost = 0.0
-        trace = Trace.build(tokens, chunking, role=role)
+        trace, self._api, meta, columns = self._built(tokens, chunking)
         tokens = ()  # the trace holds the ids now (4 bytes each, not a list of ints)
-        meta, columns = self._payload(trace)
         self._trace = trace
-        self._api = ApiViews(trace, prompt_tokens=prompt_tokens)
         super().__init__(chunking=str(trace.chunking), chunkings=list(PRESETS), _meta=meta, _columns=columns, **kwargs)
         self.step = step if step >= 0 else trace.n_steps + step
 
-    def _payload(self, trace: Trace) -> tuple[dict[str, Any], bytes]:
+    @collecting_after  # one pause for the trace and its payload: no collection walks the new trace between them
+    def _built(self, tokens: Sequence[int], chunking: str) -> tuple[Trace, ApiViews, dict[str, Any], bytes]:
+        """The trace of ``tokens`` cut by ``chunking``, its API views and the payload the browser reads."""
+        trace = Trace.build(tokens, chunking, role=self._role)
+        api = ApiViews(trace, prompt_tokens=self._prompt)
         # the browser builds the API view of any step from this payload: no round trip per step
         logprobs = self._logprobs if self._logprobs is not None and self._logprobs.n == trace.tokens.size else None  # not a live recording's new tokens
-        return payload(trace, self._server, prompt_tokens=self._prompt, lints=self._lints, logprobs=logprobs)
+        meta, columns = payload(trace, self._server, prompt_tokens=self._prompt, lints=self._lints, logprobs=logprobs, api=api)
+        return trace, api, meta, columns
 
     def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """anywidget's bundle (the widget view) with the static view as ``text/html`` beside it.
@@ -86,6 +88,8 @@ class ReplayWidget(anywidget.AnyWidget):
         if bundle is None:
             return None
         data, metadata = bundle
+        from harmony_viz._replay._static_view import static_note  # only where a notebook draws the widget: save_html needs none
+
         try:
             html = self.static_html()
         except Exception as exc:  # the live widget shows whatever happens to its static copy; the saved notebook says why it has none
@@ -94,6 +98,8 @@ class ReplayWidget(anywidget.AnyWidget):
 
     def static_html(self) -> str:
         """The static view of the whole stream that a saved notebook shows without a kernel (one HTML fragment, its CSS inlined)."""
+        from harmony_viz._replay._static_view import static_view
+
         findings = stream_findings(self._trace, self._lints.of(self._trace)[0], self._server)
         return static_view(self._trace, findings, name=self.name)
 
@@ -137,12 +143,11 @@ class ReplayWidget(anywidget.AnyWidget):
     def _rechunk(self, change: dict[str, Any]) -> None:
         if not hasattr(self, "_trace") or str(self._trace.chunking) == change["new"]:
             return
-        trace = Trace.build(self._stream(), change["new"], role=self._role)
+        trace, api, meta, columns = self._built(self._stream(), change["new"])
         # Keep the same place in the stream: the first new step that has fed at least as much.
         fed = tokens_fed(self._trace, self.step)
         self._trace = trace
-        self._api = ApiViews(trace, prompt_tokens=self._prompt)
-        meta, columns = self._payload(trace)
+        self._api = api
         with self.hold_sync():
             self._meta = meta
             self._columns = columns
@@ -196,11 +201,10 @@ class ReplayWidget(anywidget.AnyWidget):
 
     def _rebuild(self, *, follow: bool) -> None:
         start = time.perf_counter()
-        trace = Trace.build(self._stream(), str(self._trace.chunking), role=self._role)
-        meta, columns = self._payload(trace)
+        trace, api, meta, columns = self._built(self._stream(), str(self._trace.chunking))
         step = trace.n_steps - 1 if follow else min(self.step, trace.n_steps - 1)
         self._trace = trace
-        self._api = ApiViews(trace, prompt_tokens=self._prompt)
+        self._api = api
         with self.hold_sync():
             self._meta = meta
             self._columns = columns

@@ -27,7 +27,7 @@ from harmony_viz.projections._chat import REASONING_FIELDS, ReasoningField
 from harmony_viz.projections._open import BODY, open_parts
 from harmony_viz.projections._projector import OUTPUTS, Output, Projector
 from harmony_viz.projections._sdk import SDKValidationError, sdk_object, validate
-from harmony_viz.projections._turn import CallTarget, classify_recipient, declared_names
+from harmony_viz.projections._turn import CallTarget, Turn, classify_recipient, declared_names
 from harmony_viz.projections._usage import UnitOrAuto, Usage
 from harmony_viz.scanner import Event
 
@@ -40,6 +40,7 @@ __all__ = [
     "REASONING_FIELDS",
     "ReasoningField",
     "SDKValidationError",
+    "Turn",
     "Usage",
     "chat_completion",
     "chat_completion_chunks",
