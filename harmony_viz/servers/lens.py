@@ -16,9 +16,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harmony_viz.servers import engines
 from harmony_viz.servers._capture import capture
@@ -29,6 +29,9 @@ from harmony_viz.servers.core._capture_file import load_capture
 from harmony_viz.servers.core._exchange import APIS, CHAT_APIS, RESPONSES_APIS
 from harmony_viz.servers.core._read import read_request
 from harmony_viz.servers.core._result import CheckResult, MatrixCell
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "ReplayServer", "bug_zoo_markdown", "capture", "capture_prompts", "check_captures", "check_streams", "discrepancy_table", "load_capture",
@@ -148,7 +151,7 @@ def stream_name(result: CheckResult) -> str:
     return stream_label(result.file)
 
 
-def discrepancy_table(results: Sequence[CheckResult]) -> Any:
+def discrepancy_table(results: Sequence[CheckResult]) -> pd.DataFrame:
     """One row per discrepancy (or per clean/failed check): stream, engine, api, replayed, error, code, severity, message, tokens."""
     import pandas as pd
 
@@ -163,7 +166,7 @@ def discrepancy_table(results: Sequence[CheckResult]) -> Any:
     return pd.DataFrame(rows, columns=["stream", "engine", "api", "replayed", "error", "code", "severity", "message", "tokens"])
 
 
-def matrix_frame(results: Any) -> Any:
+def matrix_frame(results: Iterable[CheckResult]) -> pd.DataFrame:
     """One row per stream, one column per (engine, api): the worst severity and its codes, as ``matrix`` prints them."""
     import pandas as pd
 
