@@ -261,10 +261,17 @@ class Scanner(Lexer, Recovery):
         """
         if not self._hot:
             return 0, self._msg, self._kind
-        fast = self._fast
+        by_id = self._by_id
         i = start
-        while i < stop and fast(ids[i]):
-            i += 1
+        try:
+            while i < stop and (tid := ids[i]) >= 0 and by_id[tid]:
+                i += 1
+        except IndexError:
+            pass  # no id of the vocabulary: left for feed() to refuse
+        except TypeError:  # no int (a float): read as the one-token feed reads it
+            fast = self._fast
+            while i < stop and fast(ids[i]):
+                i += 1
         self._pos += i - start
         return i - start, self._msg, self._kind
 
