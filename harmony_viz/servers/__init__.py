@@ -68,7 +68,7 @@ _MOVED_AS: dict[str, str] = {  # names renamed or folded into another: where to 
     "ServerSpec": "harmony_viz.servers.engines.vllm.VllmSpec", "ServerPrompt": "harmony_viz.servers.server_prompt (its result)",
     "capture_of_result": "harmony_viz.servers.check_engine (save_captures=)", "Fates": f"{_CORE}.result_fates (its result)",
     "fates": f"{_CORE}.result_fates", "result_logprobs": "harmony_viz.servers.lens_logprobs",
-    "answer_error": f"{_CORE}.check_answer (its error)", "not_served": f"{_CORE}.CheckResult (served=False)",
+    "answer_error": f"{_CORE}.check_answer (its error)", "not_served": "harmony_viz.servers.check_engine (its served=False results)",
     "logprob_entries": f"{_CORE}.ids_from_logprobs", "Answer": f"{_CORE}.answer_of (its result)",
     "Exchange": "harmony_viz.servers.send (its result)", "check_ids": "harmony_viz.servers.check_named",
     "read_prompt_input": "harmony_viz.servers.check_path", "capture_prompt_check": f"{_CORE}.capture_result (its prompt)",

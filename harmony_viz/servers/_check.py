@@ -18,7 +18,7 @@ from harmony_viz.servers._client import client_for, default_model, send
 from harmony_viz.servers.core._capture_file import capture_of_result, capture_result, capture_run, load_capture, save_capture
 from harmony_viz.servers.core._exchange import APIS, ServerError
 from harmony_viz.servers.core._read import read_stream
-from harmony_viz.servers.core._result import CheckResult, check_answer, not_served, with_stream_final
+from harmony_viz.servers.core._result import CheckResult, check_answer, with_stream_final
 
 
 def check_streams(base_url: str, streams: Sequence[str], *, model: str | None = None, request: dict[str, Any] | None = None,
@@ -127,3 +127,9 @@ def check_captures(paths: Sequence[str]) -> Iterator[CheckResult]:
     loaded = [(p, load_capture(p)) for p in paths]  # bad input fails before any output
     # A streamed and a non-streamed capture of the same tokens are compared with each other too.
     yield from with_stream_final([capture_result(run, str(path)) for path, run in loaded])
+
+
+def not_served(file: str, api: str, ids: Sequence[int], engine: engines.Engine, version: str | None = None) -> CheckResult:
+    """The result for an API ``engine`` (a registry entry) does not serve: said in its notes, no finding."""
+    return CheckResult(file=file, api=api, token_ids=tuple(ids), replayed=None, server=None, expected=None, discrepancies=(),
+                       engine=engine.name, notes=(engine.not_served(api),), engine_version=version, served=False)

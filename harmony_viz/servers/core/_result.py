@@ -18,7 +18,6 @@ from harmony_viz.servers.core._compare import Discrepancy, compare, compare_stre
 
 if TYPE_CHECKING:
     from harmony_viz.servers.core._prompt_diff import PromptCheck
-    from harmony_viz.servers.engines import Engine
 
 
 class CheckInputError(ValueError):
@@ -202,12 +201,6 @@ def with_stream_final(results: list[CheckResult]) -> list[CheckResult]:
             r = replace(r, discrepancies=r.discrepancies + tuple(extra), check_seconds=r.check_seconds + time.perf_counter() - t0)
         out.append(r)
     return out
-
-
-def not_served(file: str, api: str, ids: Sequence[int], engine: Engine, version: str | None = None) -> CheckResult:
-    """The result for an API ``engine`` (a registry entry) does not serve: said in its notes, no finding."""
-    return CheckResult(file=file, api=api, token_ids=tuple(ids), replayed=None, server=None, expected=None, discrepancies=(),
-                       engine=engine.name, notes=(engine.not_served(api),), engine_version=version, served=False)
 
 
 def format_result(r: CheckResult, *, with_file: bool = True) -> str:
