@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import pytest
@@ -381,3 +383,17 @@ def test_findings_add_little_to_a_long_real_streams_payload(corpus_dir) -> None:
     grown = len(columns) + len(json.dumps(meta)) - len(bare) - len(json.dumps(bare_meta))
     per_token = grown / trace.tokens.size
     assert len(placed) > 100 and per_token < 1.5, f"{per_token:.2f} bytes/token for {len(placed)} findings"
+
+
+def test_a_closed_replay_is_freed_with_its_trace(enc) -> None:
+    """Nothing holds a replay once closed and dropped: a notebook that replays many streams keeps none of their traces.
+
+    anywidget ties every instance of a widget whose bundle is a path to the file's change signal by a strong callback
+    (manzt/anywidget#929): the widget hands it the bundle's text.
+    """
+    w = replay(XSS_TEXT)
+    widget, trace = weakref.ref(w), weakref.ref(w.trace)
+    w.close()
+    del w
+    gc.collect()
+    assert widget() is None and trace() is None

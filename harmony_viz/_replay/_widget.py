@@ -24,7 +24,7 @@ from harmony_viz._replay._findings import Lints, stream_findings
 from harmony_viz._replay._page import name_of, payload, write_page
 from harmony_viz._replay._server import server_tab
 from harmony_viz._replay._steps import PRESETS, step_error, step_for_tokens, tokens_fed
-from harmony_viz._static import asset
+from harmony_viz._static import asset_text
 from harmony_viz.inputs import read
 from harmony_viz.trace import CHUNKINGS, Logprobs, Trace, collecting_after, parse_chunking
 
@@ -32,8 +32,10 @@ from harmony_viz.trace import CHUNKINGS, Logprobs, Trace, collecting_after, pars
 class ReplayWidget(anywidget.AnyWidget):
     """Replays a trace in the browser; ``step``, ``selected`` and ``chunking`` are synced both ways."""
 
-    _esm = asset("widget.js")
-    _css = asset("widget.css")
+    # The bundles' text, not their paths: for a path anywidget connects every instance to the file's change signal by a
+    # strong callback, so no replay (nor its trace) would ever be freed (manzt/anywidget#929)
+    _esm = asset_text("widget.js")
+    _css = asset_text("widget.css")
 
     step = traitlets.Int(0, help="the step shown: 0 is before anything is fed, the last is the end of the stream").tag(sync=True)
     selected = traitlets.Int(-1, help="index of the token clicked in the browser, -1 for none").tag(sync=True)
