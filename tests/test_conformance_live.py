@@ -45,6 +45,7 @@ def test_the_shipped_known_divergences_are_valid_and_name_real_cases() -> None:
         assert all(k.codes and k.reason for k in known.values())
 
 
+@pytest.mark.timeout(1200)  # the structured family generates (24 free generations on llama.cpp): the run passes 600 s on a busy 2-core machine
 def test_the_whole_suite_holds_against_the_known_divergences(llama_server, gpt_oss_server, tmp_path: Path,  # noqa: ANN001
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     _sglang_or_skip()

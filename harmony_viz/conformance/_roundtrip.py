@@ -207,6 +207,8 @@ def roundtrip_outcome(case: Case, engine_name: str, url: str | None, known: Mapp
     ex = send(client, api, request)
     server_t = ex.elapsed
     notes = tuple(replay.notes)
+    if ex.error is not None and shape == "previous-response-id":
+        return _not_served(case, found.name, version, f"{found.name} did not store the answer (store: true): {ex.error.splitlines()[0]}")
     if ex.error is not None or not isinstance(ex.final, Mapping):
         from harmony_viz.servers.core import request_rejected
 
