@@ -115,3 +115,17 @@ def test_the_round_trip_through_the_reference_server(gpt_oss_server) -> None:  #
     assert stored.status == "known" and ANALYSIS_CALL in _text(stored.check.server)  # the stored input and output came back
     summary = got["responses-summary-pending-call"]
     assert summary.status == "known" and "analysis-dropped" in summary.codes and ANALYSIS_CALL not in _text(summary.check.server)
+
+
+@pytest.mark.server
+def test_the_round_trip_through_vllm(replay_server) -> None:  # noqa: ANN001
+    outs = run_suite(select(load_suite(), "roundtrip/*"), [Target(engine="vllm", url=replay_server.url)], known=_known())
+    assert {o.status for o in outs} <= {"pass", "fail", "known", "not-served"}, [(o.case.id, o.status, o.reason) for o in outs]
+    got = {o.case.name: o for o in outs}
+    # vLLM replays with tools and shows both prompts: every Chat and Responses shape is served (a call comes back as a call)
+    assert all((o.status == "not-served") == n.startswith("previous-") for n, o in got.items()), {n: o.reason for n, o in got.items()}
+    assert got["chat-reasoning_content-pending-call"].check.answer["tool_calls"][0]["function"]["name"] == "get_weather"
+    assert all("previous_response_id" in o.reason for n, o in got.items() if n.startswith("previous-"))  # its render endpoint is stateless
+    finished = got["chat-reasoning_content-finished"]
+    assert finished.status == "pass" and ANALYSIS_FINAL not in _text(finished.check.server)
+    print({n: (o.status, o.codes, o.reason[:80]) for n, o in got.items()})

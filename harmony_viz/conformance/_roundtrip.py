@@ -226,6 +226,9 @@ def roundtrip_outcome(case: Case, engine_name: str, url: str | None, known: Mapp
     except PromptUnavailable as exc:
         return _not_served(case, found.name, version, str(exc))
     server_t += got.seconds
+    if got.ids is None and shape == "previous-response-id" and "previous_response_id" in (got.error or ""):
+        # a stateless render endpoint (vLLM's) cannot show the prompt of a stored conversation
+        return _not_served(case, found.name, version, f"{found.name} cannot show the prompt of a previous_response_id request: {got.error}")
     if got.ids is None:
         from harmony_viz.servers.core import request_rejected
 
