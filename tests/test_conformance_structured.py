@@ -83,3 +83,17 @@ def test_structured_output_through_llama_cpp(llama_server) -> None:  # noqa: ANN
 def test_the_reference_server_has_no_structured_output(gpt_oss_server) -> None:  # noqa: ANN001
     outs = run_suite(select(load_suite(), "structured/*"), [Target(engine="gpt-oss", url=gpt_oss_server.url)])
     assert {o.status for o in outs} == {"not-served"} and all(o.engine_version for o in outs)
+
+
+@pytest.mark.server
+def test_structured_output_through_vllm(replay_server) -> None:  # noqa: ANN001
+    cases = select(load_suite(), "structured/*")
+    outs = run_suite(cases, [Target(engine="vllm", url=replay_server.url)], known=_known())
+    assert {o.status for o in outs} <= {"pass", "fail", "known"}, [(o.case.id, o.status, o.reason) for o in outs]
+    for o, c in zip(outs, cases):
+        assert [g.seed for g in o.check.generations] == list(c.seeds)
+        for g in o.check.generations:
+            assert g.error or g.ids, (c.id, g.seed)  # vLLM returns the generated ids (return_token_ids), or its error line
+            if not g.error:
+                assert envelope_codes(g.ids, g.finish_reason, c.request) == g.codes
+    print({o.case.id: (o.status, o.codes) for o in outs})

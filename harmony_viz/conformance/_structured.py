@@ -41,7 +41,7 @@ CUT_CODES = frozenset({"eos-in-header", "eos-in-message", "call-incomplete", "ca
 HEADER_CODES = frozenset({"bad-channel", "header-junk", "call-on-analysis"})  # what a cut header shows once closed where it was cut
 
 CODES: Codes = {
-    "header-not-harmony": ("error", "a header the grammar let through is not Harmony: the scanner's finding (control tokens as text, a glued or doubled channel, a call on analysis, …) is in the generation's codes"),
+    "stream-not-harmony": ("error", "the grammar let through a stream that is not Harmony: a scanner finding of warning or above (control tokens as text, a glued or doubled channel, a call on analysis or ended by <|end|>, …); each seed's own codes are in its generation"),
     "no-channel-header": ("error", "the completion does not open with a header naming a channel: JSON (or text) from the first token"),
     "final-not-json": ("error", "a response format was asked and the finished final message is not JSON"),
     "json-not-final": ("error", "a response format was asked and the turn ended without a final message"),
@@ -140,13 +140,13 @@ def _finding(code: str, seed: int, detail: str = "") -> Finding:
 def _envelope(code: str) -> str:
     """A generation's code as the result counts it: the scanner's findings are one envelope code (which ones a random model
     hits varies with the seed and the prompt's date line; that the grammar let one through does not)."""
-    return code if code in CODES else "header-not-harmony"
+    return code if code in CODES else "stream-not-harmony"
 
 
 def _detail(code: str, g: Generation) -> str:
     if code == "server-error":
         return (g.error or "").splitlines()[0][:200]
-    if code == "header-not-harmony":
+    if code == "stream-not-harmony":
         return ", ".join(x for x in g.codes if x not in CODES)
     return ""
 
