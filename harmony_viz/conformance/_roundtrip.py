@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from harmony_viz.conformance._case import Case
-from harmony_viz.conformance._records import Known, KnownKey, Outcome
+from harmony_viz.conformance._records import Known, KnownKey, Outcome, failing_codes, status_of
 from harmony_viz.servers import PromptCheck, PromptUnavailable, ServerError, client_for, engines, send, server_prompt
 from harmony_viz.servers.core import responses_of_chat
 from harmony_viz.servers.engines import replay_request
@@ -183,7 +183,6 @@ def _not_served(case: Case, engine: str, version: str | None, reason: str) -> Ou
 
 def roundtrip_outcome(case: Case, engine_name: str, url: str | None, known: Mapping[KnownKey, Known], *, timeout: float = 120.0) -> Outcome:
     """One roundtrip case through one engine: its status, with the prompt check behind it."""
-    from harmony_viz.conformance._run import _status, failing_codes
     from harmony_viz.scanner import scan
 
     found = engines.get(engine_name)
@@ -215,7 +214,7 @@ def roundtrip_outcome(case: Case, engine_name: str, url: str | None, known: Mapp
         line = (ex.error or "no answer").splitlines()[0]
         check = RoundTripCheck(case.id, found.name, f"{found.name} {api}: its answer to the first request", (request_rejected(line),),
                                error=line, shape=shape, notes=notes)
-        status, reason, link, kind = _status(("request-rejected",), known.get((case.id, found.name, ROUNDTRIP_API)))
+        status, reason, link, kind = status_of(("request-rejected",), known.get((case.id, found.name, ROUNDTRIP_API)))
         return Outcome(case=case, engine=found.name, api=ROUNDTRIP_API, status=status, codes=("request-rejected",), engine_version=version,
                        check=check, reason=reason or f"the first request failed: {line}", link=link, known_kind=kind, server_seconds=server_t)
     followup, answer, answered_calls = second_request(case, ex.final)
@@ -243,7 +242,7 @@ def roundtrip_outcome(case: Case, engine_name: str, url: str | None, known: Mapp
         check = RoundTripCheck(case.id, found.name, f"{got.source}, after its own {api} answer sent back as {shape}", diffs, tuple(ours),
                                tuple(got.ids), seconds=got.seconds, shape=shape, answer=answer, followup=followup, notes=notes)
     codes = failing_codes(check.differences)
-    status, reason, link, kind = _status(codes, known.get((case.id, found.name, ROUNDTRIP_API)))
+    status, reason, link, kind = status_of(codes, known.get((case.id, found.name, ROUNDTRIP_API)))
     return Outcome(case=case, engine=found.name, api=ROUNDTRIP_API, status=status, codes=codes, engine_version=version, check=check,
                    reason=reason, link=link, known_kind=kind, seconds=time.perf_counter() - t0 - server_t, server_seconds=server_t)
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harmony_viz.conformance._case import Case
-from harmony_viz.conformance._records import Known, KnownKey, Outcome
+from harmony_viz.conformance._records import FAILING, Known, KnownKey, Outcome, status_of
 from harmony_viz.findings import Codes, Finding
 
 STRUCTURED_API = "structured"  # the API column of a structured case: Chat Completions, generated freely
@@ -95,7 +95,6 @@ def _wants(request: Mapping[str, Any]) -> tuple[bool, str | None, bool]:
 
 def envelope_codes(ids: Sequence[int], finish_reason: str | None, request: Mapping[str, Any]) -> tuple[str, ...]:
     """The codes of a generated completion (after ``<|start|>assistant``): the scanner's at warning or above, and the envelope's."""
-    from harmony_viz.conformance._run import FAILING
     from harmony_viz.scanner import scan
 
     ended = bool(ids) and ids[-1] in (CALL, RETURN)
@@ -171,7 +170,6 @@ def generate(case: Case, url: str, engine: str, seed: int, *, timeout: float) ->
 def structured_outcomes(cases: Sequence[Case], engine: str, url: str | None, known: Mapping[KnownKey, Known], *,
                         timeout: float = 120.0) -> list[Outcome]:
     """Every structured case through one engine, each seed generated freely; an unreachable server raises ServerError."""
-    from harmony_viz.conformance._run import _status
     from harmony_viz.servers import engines
 
     found = engines.get(engine)
@@ -190,7 +188,7 @@ def structured_outcomes(cases: Sequence[Case], engine: str, url: str | None, kno
         findings = tuple(_finding(code, g.seed, _detail(code, g)) for g in gens for code in sorted({_envelope(x) for x in g.codes}))
         check = StructuredCheck(c.id, found.name, gens, findings, sum(g.seconds for g in gens))
         codes = tuple(sorted({f.code for f in findings}))
-        status, reason, link, kind = _status(codes, known.get((c.id, found.name, STRUCTURED_API)))
+        status, reason, link, kind = status_of(codes, known.get((c.id, found.name, STRUCTURED_API)))
         out.append(Outcome(case=c, engine=found.name, api=STRUCTURED_API, status=status, codes=codes, engine_version=version, check=check,
                            reason=reason, link=link, known_kind=kind, server_seconds=time.perf_counter() - t0))
     return out
