@@ -35,13 +35,13 @@ from harmony_viz.scanner._events import (
     ContentDelta,
     Diagnostic,
     Event,
-    MessageEnd,
-    MessageStart,
     ScanState,
     Snapshot,
     Terminator,
     ToolCallEnd,
     ToolCallStart,
+    message_end,
+    message_start,
 )
 from harmony_viz.scanner._header import ROLES, Header, RawDiag, header_warnings, parse_header
 from harmony_viz.scanner._lexer import Lexer
@@ -443,7 +443,7 @@ class Scanner(Lexer, Recovery):
         self._nmsg += 1
         self._m = h
         self._kind = kind = h.kind if read is None else read[1]
-        self._emit(MessageStart(index, h.role, h.name, h.recipient, h.channel, h.content_type, kind, start, end))
+        self._emit(message_start(index, h.role, h.name, h.recipient, h.channel, h.content_type, kind, start, end))
         for code, message, c0, c1 in h.diags:
             u0, u1 = (unit_start(pieces, c0), unit_end(pieces, c1)) if pieces else (start, end)
             self._diag(code, message, u0, max(u0, u1))
@@ -520,7 +520,7 @@ class Scanner(Lexer, Recovery):
         self._args = None
 
     def _close(self, terminator: Terminator, start: int, end: int) -> None:
-        self._emit(MessageEnd(self._msg, terminator, start, end))
+        self._emit(message_end(self._msg, terminator, start, end))
         self._last_end = terminator
         self._msg = -1
         self._m = None
