@@ -42,7 +42,7 @@ REGISTRIES: dict[str, str] = {
     "scanner": "harmony_viz.scanner:DIAGNOSTIC_CODES",
     "lint": "harmony_viz._lint:CODES",
     "templates": "harmony_viz.templates:CODES",
-    "servers": "harmony_viz.servers:CODES",
+    "servers": "harmony_viz.servers.core:CODES",
 }
 
 

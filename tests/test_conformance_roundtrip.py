@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 
 from harmony_viz.conformance import KNOWN_DIR, Target, load_suite, read_known, run_suite, select
-from harmony_viz.conformance._case import SHAPES
-from harmony_viz.conformance._roundtrip import ROUNDTRIP_API, expected_prompt, second_request
+from harmony_viz.conformance import ROUNDTRIP_API, SHAPES, expected_prompt, second_request
 from harmony_viz.tokens import encoding
 
 ANALYSIS_CALL = "The user wants the weather in Paris: call get_weather."

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from harmony_viz.conformance import KNOWN_DIR, Target, load_suite, read_known, run_suite, select
-from harmony_viz.conformance._structured import CODES, STRUCTURED_API, envelope_codes
+from harmony_viz.conformance import STRUCTURED_API, envelope_codes
+from harmony_viz.conformance import STRUCTURED_CODES as CODES
 from harmony_viz.tokens import encode
 
 SCHEMA = {"response_format": {"type": "json_schema", "json_schema": {"name": "a", "schema": {"type": "object"}}}}

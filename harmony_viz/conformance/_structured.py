@@ -40,7 +40,7 @@ CALL, RETURN, MESSAGE, START = 200012, 200002, 200008, 200006
 CUT_CODES = frozenset({"eos-in-header", "eos-in-message", "call-incomplete", "call-cut-off"})
 HEADER_CODES = frozenset({"bad-channel", "header-junk", "call-on-analysis"})  # what a cut header shows once closed where it was cut
 
-CODES: Codes = {
+STRUCTURED_CODES: Codes = {
     "stream-not-harmony": ("error", "the grammar let through a stream that is not Harmony: a scanner finding of warning or above (control tokens as text, a glued or doubled channel, a call on analysis or ended by <|end|>, …); each seed's own codes are in its generation"),
     "no-channel-header": ("error", "the completion does not open with a header naming a channel: JSON (or text) from the first token"),
     "final-not-json": ("error", "a response format was asked and the finished final message is not JSON"),
@@ -132,21 +132,21 @@ def envelope_codes(ids: Sequence[int], finish_reason: str | None, request: Mappi
 def _finding(code: str, seed: int, detail: str = "") -> Finding:
     from harmony_viz.scanner import DIAGNOSTIC_CODES
 
-    severity, meaning = CODES.get(code) or DIAGNOSTIC_CODES.get(code) or ("error", code)
+    severity, meaning = STRUCTURED_CODES.get(code) or DIAGNOSTIC_CODES.get(code) or ("error", code)
     return Finding(code, severity, f"seed {seed}: {meaning}" + (f" ({detail})" if detail else ""))  # type: ignore[arg-type]
 
 
 def _envelope(code: str) -> str:
     """A generation's code as the result counts it: the scanner's findings are one envelope code (which ones a random model
     hits varies with the seed and the prompt's date line; that the grammar let one through does not)."""
-    return code if code in CODES else "stream-not-harmony"
+    return code if code in STRUCTURED_CODES else "stream-not-harmony"
 
 
 def _detail(code: str, g: Generation) -> str:
     if code == "server-error":
         return (g.error or "").splitlines()[0][:200]
     if code == "stream-not-harmony":
-        return ", ".join(x for x in g.codes if x not in CODES)
+        return ", ".join(x for x in g.codes if x not in STRUCTURED_CODES)
     return ""
 
 
