@@ -1,13 +1,7 @@
 // What each chip carries beyond the trace, decoded from the payload's columns (harmony_viz/_replay/_chips.py):
 // its fate in each server answer (the server lens's alignment, done in Python) and the model's log-probs.
 // Pure logic, no DOM: unit-tested under node.
-import type { ColumnDescriptor } from "./types";
-
-/** The fates meta entry: the code names (index 0: none) and, per server check, whether it has columns. */
-export interface FatesMeta { codes: string[]; checks: boolean[] }
-
-/** The log-probs meta entry: who reported them, the most alternatives a token has, the special tokens among them. */
-export interface LogprobsMeta { source: string; k: number; reported: number; start: number; specials: Record<string, string> }
+import type { ColumnDescriptor, FatesMeta, LogprobsMeta } from "./types";
 
 /** A run value's bits: fate | expected << 3 | mismatch << 6 (Python's servers._view.fate_runs). */
 const MISMATCH = 0x40;

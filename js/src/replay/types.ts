@@ -1,6 +1,5 @@
 // The trace model as it travels from Python: one interface per trait group.
 import type { TraitModel } from "../shared/model";
-import type { FatesMeta, LogprobsMeta } from "./chips";
 
 export interface ColumnDescriptor {
   name: string;
@@ -144,3 +143,9 @@ export interface ShownEvent {
 
 /** The replay widget's model: anywidget's, or the saved page's stand-in. */
 export type ReplayModel = TraitModel<ReplayTraits>;
+
+/** The fates meta entry: the code names (index 0: none) and, per server check, whether it has columns. */
+export interface FatesMeta { codes: string[]; checks: boolean[] }
+
+/** The log-probs meta entry: who reported them, the most alternatives a token has, the special tokens among them. */
+export interface LogprobsMeta { source: string; k: number; reported: number; start: number; specials: Record<string, string> }
