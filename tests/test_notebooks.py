@@ -70,14 +70,15 @@ def _outputs(nb: Any) -> list[dict[str, Any]]:
 
 
 def _text(nb: Any) -> str:
-    """Every stream and text/plain or text/html output, joined."""
+    """Every stream and text/plain or text/html output, joined (a widget's static view apart)."""
     parts = []
     for o in _outputs(nb):
         if o.get("output_type") == "stream":
             parts.append(o["text"])
-        for key in ("text/plain", "text/html"):
-            if key in o.get("data", {}):
-                parts.append(o["data"][key])
+        data = o.get("data", {})
+        # A widget's text/html is its static view (what a viewer without a kernel shows): not printed output.
+        keys = ("text/plain",) if "application/vnd.jupyter.widget-view+json" in data else ("text/plain", "text/html")
+        parts.extend(data[key] for key in keys if key in data)
     return "\n".join(parts)
 
 
