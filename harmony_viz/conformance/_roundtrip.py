@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -100,26 +100,26 @@ def _responses_answer(final: Mapping[str, Any], shape: str) -> tuple[list[dict[s
     return items, [str(i.get("call_id") or "") for i in items if i.get("type") == "function_call"]
 
 
-def _then_chat(then: Sequence[Mapping[str, Any]], call_ids: Sequence[str]) -> list[dict[str, Any]]:
-    out, k = [], 0
+def _answering(then: Sequence[Mapping[str, Any]], call_ids: Sequence[str]) -> Iterator[tuple[Mapping[str, Any], str | None]]:
+    """Each message that follows the answer, with the call id a tool result answers (the calls' in order); None for a user turn."""
+    k = 0
     for m in then:
         if m["role"] == "tool":
-            out.append({"role": "tool", "tool_call_id": call_ids[k] if k < len(call_ids) else f"call_{k}", "content": m["content"]})
+            yield m, call_ids[k] if k < len(call_ids) else f"call_{k}"
             k += 1
         else:
-            out.append({"role": "user", "content": m["content"]})
-    return out
+            yield m, None
+
+
+def _then_chat(then: Sequence[Mapping[str, Any]], call_ids: Sequence[str]) -> list[dict[str, Any]]:
+    return [{"role": "tool", "tool_call_id": cid, "content": m["content"]} if cid is not None else {"role": "user", "content": m["content"]}
+            for m, cid in _answering(then, call_ids)]
 
 
 def _then_responses(then: Sequence[Mapping[str, Any]], call_ids: Sequence[str]) -> list[dict[str, Any]]:
-    out, k = [], 0
-    for m in then:
-        if m["role"] == "tool":
-            out.append({"type": "function_call_output", "call_id": call_ids[k] if k < len(call_ids) else f"call_{k}", "output": m["content"]})
-            k += 1
-        else:
-            out.append({"type": "message", "role": "user", "content": m["content"]})
-    return out
+    return [{"type": "function_call_output", "call_id": cid, "output": m["content"]} if cid is not None
+            else {"type": "message", "role": "user", "content": m["content"]}
+            for m, cid in _answering(then, call_ids)]
 
 
 def second_request(case: Case, final: Mapping[str, Any]) -> tuple[dict[str, Any], Any, int]:
