@@ -94,7 +94,7 @@ class Scanner(Lexer, Recovery):
     """
 
     __slots__ = (
-        "_role", "_mode", "_pos", "_state", "_out", "_clean", "_hot", "_fast", "_by_id", "_raw",
+        "_role", "_mode", "_pos", "_state", "_out", "_clean", "_hot", "_fast", "_by_id", "_raw", "_fast_text",
         "_held", "_held_text", "_dec", "_dec_start",
         "_hdr", "_hdr_start", "_hdr_role", "_preview", "_outside",
         "_msg", "_nmsg", "_ndiag", "_m", "_kind", "_call", "_args",
@@ -115,7 +115,8 @@ class Scanner(Lexer, Recovery):
         # The vocabulary's tables come with the first token ids: text never needs them.
         self._fast: Callable[[Any], str | None] = _no_fast
         self._by_id: list[str | None] = []
-        self._raw: list[bytes] = []
+        self._raw: Sequence[bytes] = ()
+        self._fast_text: Callable[[int], str | None] = _no_fast  # an id's fast text, its table entries made when first met
         self._held: list[Piece] = []
         self._held_text = ""
         self._dec = codecs.getincrementaldecoder("utf-8")("replace")
@@ -168,7 +169,7 @@ class Scanner(Lexer, Recovery):
                 return []
             self._mode = "tokens"
             t = tables()
-            self._fast, self._by_id, self._raw = t.fast.get, t.by_id, t.raw
+            self._fast, self._by_id, self._raw, self._fast_text = t.fast.get, t.by_id, t.raw, t.text
         out = self._out = []
         fast = self._fast
         pos = self._pos
@@ -283,6 +284,18 @@ class Scanner(Lexer, Recovery):
             return Snapshot(self._state, self._preview, self._held_text, -1, role, None, None, None, None, self._nmsg, self._ndiag, self._pos)
         return Snapshot(self._state, self._preview, self._held_text, self._msg, m.role, m.name, m.recipient, m.channel, m.content_type, self._nmsg, self._ndiag, self._pos)
 
+    def state(self) -> tuple[Any, ...]:
+        """:meth:`snapshot`'s fields in order, as a plain tuple: what a trace reads after every step (``Snapshot(*state)`` is the snapshot).
+
+        A frozen Snapshot is made field by field; a trace compares ten thousand states and keeps the few that differ.
+        """
+        m = self._m
+        if m is None:
+            return (self._state, self._preview, self._held_text, -1, self._hdr_role if self._state is HEADER else None, None, None, None, None,
+                    self._nmsg, self._ndiag, self._pos)
+        return (self._state, self._preview, self._held_text, self._msg, m.role, m.name, m.recipient, m.channel, m.content_type, self._nmsg,
+                self._ndiag, self._pos)
+
     # ------------------------------------------------------------ input handling
 
     def _feed_text(self, chunk: str) -> list[Event]:
@@ -331,7 +344,7 @@ class Scanner(Lexer, Recovery):
             literal = special.literal if special is not None else f"<|reserved_{tid}|>"
             self._diag("reserved-token", f"reserved special token {literal} ({tid}) read as text", pos, pos + 1)
             self._text(literal, pos, pos + 1)
-        elif self._dec_start < 0 and not self._held and (text := self._by_id[tid]) is not None:
+        elif self._dec_start < 0 and not self._held and (text := self._by_id[tid] or self._fast_text(tid)) is not None:
             self._text(text, pos, pos + 1)  # whole characters, no `<`: what _lex does with it
         else:
             raw = self._raw[tid]

@@ -8,6 +8,8 @@ and whitespace followed, so the scanner reports it as one finding at the end: ``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from harmony_viz.scanner._vocab import CONTROL_IDS, ENDOFTEXT, ENDOFTEXT_LITERAL
 
 
@@ -28,7 +30,7 @@ class Tail:
         self.carry = ""
         self.after = after
 
-    def token(self, tid: int, raw: list[bytes]) -> None:
+    def token(self, tid: int, raw: Sequence[bytes]) -> None:
         """Count token id ``tid`` (in the vocabulary; ``raw``: the bytes of each ordinary token)."""
         if tid == ENDOFTEXT:
             self.pad += 1

@@ -1,8 +1,10 @@
-"""Per-id lookup tables for the token fast path, built once from the o200k_harmony encoding."""
+"""Per-id lookup tables for the token fast path, from the o200k_harmony encoding, filled as ids are met."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
+from typing import Final, overload
 
 from harmony_viz.tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, N_VOCAB, RETURN, START, encoding, special_by_literal
 
@@ -27,20 +29,69 @@ ENDOFTEXT: int = special_by_literal(ENDOFTEXT_LITERAL).id  # type: ignore[union-
 
 
 class Tables:
-    """``fast``: id -> text for tokens that are whole UTF-8 and hold no ``<`` (the hot path);
+    """The token fast path's tables, each id's entry made the first time a scanner meets it.
+
+    ``fast``: id -> text for tokens that are whole UTF-8 and hold no ``<`` (the hot path);
     ``by_id``: the same as a list indexed by any id of the vocabulary, None for the others (a
     one-token feed indexes it: cheaper than hashing, and a stop token finds its None without an
-    IndexError); ``raw``: id -> bytes for every ordinary token (the slow path decodes these
-    incrementally)."""
+    IndexError); ``raw``: the bytes of each ordinary token (the slow path decodes these
+    incrementally). An id not met yet is ``""`` in ``by_id`` and absent from ``fast``: both send
+    it down the slow path, where :meth:`text` fills its entries. Decoding all 200k ids up front
+    took 0.065 s of a process's first page; a 131k-token context meets about 15k of them.
+    """
 
-    __slots__ = ("fast", "by_id", "raw")
+    __slots__ = ("fast", "by_id", "raw", "_bytes")
 
-    def __init__(self, fast: dict[int, str], raw: list[bytes]) -> None:
-        self.fast = fast
-        self.by_id: list[str | None] = [None] * N_VOCAB
-        for i, text in fast.items():
-            self.by_id[i] = text
-        self.raw = raw
+    def __init__(self, n_ordinary: int, token_bytes: Callable[[int], bytes]) -> None:
+        self.fast: dict[int, str] = {}
+        self.by_id: list[str | None] = [NOT_MET] * n_ordinary + [None] * (N_VOCAB - n_ordinary)
+        self.raw = _Raw(n_ordinary, token_bytes)
+        self._bytes = token_bytes
+
+    def text(self, tid: int) -> str | None:
+        """The fast path's text of ordinary or special id ``tid`` (``0 <= tid < N_VOCAB``): None when it has none."""
+        text = self.by_id[tid]
+        if text is NOT_MET:
+            try:
+                text = self._bytes(tid).decode("utf-8")
+            except UnicodeDecodeError:
+                text = None  # part of a multi-byte character: decoded incrementally
+            if text is not None and "<" in text:
+                text = None
+            if text is not None:
+                self.fast[tid] = text
+            self.by_id[tid] = text
+        return text
+
+
+# What ``Tables.by_id`` holds for an id not met yet: falsy, as None is, so the fast paths pass it by.
+NOT_MET: Final = ""
+
+
+class _Raw(Sequence[bytes]):
+    """The bytes of each ordinary token, asked of the encoding when read (the slow path reads few)."""
+
+    __slots__ = ("_n", "_bytes")
+
+    def __init__(self, n: int, token_bytes: Callable[[int], bytes]) -> None:
+        self._n = n
+        self._bytes = token_bytes
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, tid: int) -> bytes: ...
+
+    @overload
+    def __getitem__(self, tid: slice) -> list[bytes]: ...
+
+    def __getitem__(self, tid: int | slice) -> bytes | list[bytes]:
+        if isinstance(tid, slice):
+            return [self._bytes(i) for i in range(*tid.indices(self._n))]
+        if not 0 <= tid < self._n:
+            raise IndexError(f"token id {tid} is no ordinary token (0 to {self._n - 1})")
+        return self._bytes(tid)
 
 
 _lock = threading.Lock()
@@ -48,28 +99,14 @@ _tables: Tables | None = None
 
 
 def tables() -> Tables:
-    """The lookup tables, built on first use (about 0.1 s) and kept for the process."""
+    """The lookup tables, made on first use (their entries as ids are met) and kept for the process."""
     global _tables
     if _tables is None:
         with _lock:
             if _tables is None:
-                _tables = _build()
+                enc = encoding()
+                _tables = Tables(len(enc._mergeable_ranks), enc.decode_single_token_bytes)
     return _tables
-
-
-def _build() -> Tables:
-    ranks = encoding()._mergeable_ranks
-    raw: list[bytes] = [b""] * len(ranks)
-    fast: dict[int, str] = {}
-    for token_bytes, rank in ranks.items():
-        raw[rank] = token_bytes
-        try:
-            text = token_bytes.decode("utf-8")
-        except UnicodeDecodeError:
-            continue  # part of a multi-byte character: decoded incrementally
-        if "<" not in text:
-            fast[rank] = text
-    return Tables(fast, raw)
 
 
 __all__ = ["CONTROL_IDS", "ENDOFTEXT", "ENDOFTEXT_LITERAL", "ID_BY_LITERAL", "LITERAL_BY_ID", "N_VOCAB", "Tables", "tables"]

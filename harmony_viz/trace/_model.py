@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import operator
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,10 +45,8 @@ class Step:
     flush: bool = False
 
 
-# Every snapshot field but the position, which moves at every step and is kept apart (it is the last field).
-_STATE_FIELDS = tuple(f.name for f in dataclasses.fields(Snapshot) if f.name != "position")
+# A trace keeps every snapshot field but the position, which moves at every step and is kept apart (it is the last field).
 assert dataclasses.fields(Snapshot)[-1].name == "position"
-_state_of = operator.attrgetter(*_STATE_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +121,7 @@ class _Recorder:
         self.kinds: dict[int, str] = {}
         self.rare: list[Rare] = []
         self.kind_of: dict[int, str] = {}
-        first = _state_of(scanner.snapshot())
+        first = scanner.state()[:-1]
         self.snap_steps: list[int] = [0]
         # the state (every field but position) where it changed: plain tuples, made Snapshots again when a step is read
         self.states: list[tuple[Any, ...]] = [first]
@@ -150,14 +147,14 @@ class _Recorder:
                 if type(e) is MessageStart:
                     self.kind_of[e.message] = e.kind
                 self.rare.append(_new_rare(Rare, (step, self.n_deltas, e)))
-        snap = self.scanner.snapshot()
-        state = _state_of(snap)
+        now = self.scanner.state()
+        state = now[:-1]
         if state != self.last_state:
             self.snap_steps.append(step)
             self.states.append(state)
             self.last_state = state
-        if snap.position != end:
-            self.positions[step] = snap.position
+        if now[-1] != end:
+            self.positions[step] = now[-1]
 
     def feed_tokens(self, ids: list[int], ends: Sequence[int]) -> None:
         """Feed the chunks ending at ``ends``; runs of one-token steps of body text go through ``Scanner.feed_each``.
@@ -166,7 +163,7 @@ class _Recorder:
         stream has about 10k of them: header tokens and stop tokens).
         """
         scanner = self.scanner
-        feed, feed_each, snapshot, unit_text = scanner.feed, scanner.feed_each, scanner.snapshot, self.unit_text
+        feed, feed_each, scanner_state, unit_text = scanner.feed, scanner.feed_each, scanner.state, self.unit_text
         kind_of, kinds, texts, runs = self.kind_of, self.kinds, self.texts, self.runs
         add_rare, add_snap_step, add_state, positions = self.rare.append, self.snap_steps.append, self.states.append, self.positions
         d_step, d_message, d_start, d_end = self.d_step.append, self.d_message.append, self.d_start.append, self.d_end.append
@@ -208,14 +205,14 @@ class _Recorder:
                     if type(e) is MessageStart:
                         kind_of[e.message] = e.kind
                     add_rare(_new_rare(Rare, (k, n_deltas, e)))
-            snap = snapshot()
-            state = _state_of(snap)
+            now = scanner_state()
+            state = now[:-1]
             if state != last_state:
                 add_snap_step(k)
                 add_state(state)
                 last_state = state
-            if snap.position != end:
-                positions[k] = snap.position
+            if now[-1] != end:
+                positions[k] = now[-1]
             start = end
         self.last_state, self.n_deltas = last_state, n_deltas
 
