@@ -3,7 +3,8 @@
 The scanner's and the lints' diagnostics, the template lens's differences and the server
 lens's discrepancies are all :class:`Finding` records. ``where`` is a :class:`Span` of one
 stream, or :class:`Sides`, a span on each side of a comparison (None on a side that has
-nothing there). Each lens keeps one registry of its codes, code -> (severity, meaning);
+nothing there). Each lens keeps one registry of its codes, code -> (severity, meaning), as data:
+a JSON file beside its modules that :func:`read_codes` loads (one format, checked on load);
 :func:`code_table` writes a registry as a docs page's table, and no code means two things
 across registries.
 
@@ -21,6 +22,7 @@ This module imports nothing from the package: the scanner, the first reader, use
 from __future__ import annotations
 
 import importlib
+import json
 import re
 import sys
 from collections.abc import Mapping
@@ -88,6 +90,19 @@ def code_table(codes: Codes) -> str:
     rows = ["| code | severity | what it means |", "|---|---|---|"]
     rows += [f"| `{code}` | {severity} | {meaning.replace('|', chr(92) + '|')} |" for code, (severity, meaning) in codes.items()]
     return "\n".join(rows)
+
+
+def read_codes(path: Path) -> dict[str, tuple[Severity, str]]:
+    """A lens's registry from its JSON file, ``{"code": ["severity", "what it means"], ...}``, in the file's order.
+
+    A row that is not such a pair, or a severity outside :data:`SEVERITIES`, stops with one line naming the file and the code.
+    """
+    table: dict[str, tuple[Severity, str]] = {}
+    for code, row in json.loads(path.read_text(encoding="utf-8")).items():
+        if not (isinstance(row, list) and len(row) == 2 and row[0] in SEVERITIES and isinstance(row[1], str)):
+            raise ValueError(f"{path.name}: {code!r} is not [severity, meaning] with a severity of {', '.join(SEVERITIES)}: {row!r}")
+        table[code] = (row[0], row[1])
+    return table
 
 
 def registries() -> dict[str, Codes]:

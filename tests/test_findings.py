@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harmony_viz.findings import SEVERITIES, Finding, Sides, Span, code_table, readme_tables, registries
+import pytest
+
+from harmony_viz.findings import SEVERITIES, Finding, Sides, Span, code_table, read_codes, readme_tables, registries
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,6 +39,18 @@ def test_no_code_means_two_things():
                 clashes.append(f"{code}: {seen[code][0]} {seen[code][1]} vs {lens} {entry}")
             seen.setdefault(code, (lens, entry))
     assert clashes == []
+
+
+def test_a_registry_file_is_read_in_order_and_a_bad_row_is_one_line(tmp_path):
+    good = tmp_path / "codes.json"
+    good.write_text('{"z-last": ["info", "written first"], "a-first": ["error", "written second"]}', encoding="utf-8")
+    assert list(read_codes(good).items()) == [("z-last", ("info", "written first")), ("a-first", ("error", "written second"))]
+    for row in ('["fatal", "no such severity"]', '["error"]', '"error: a string"', '["warning", 3]'):
+        bad = tmp_path / "bad.json"
+        bad.write_text('{"ok": ["info", "fine"], "broken": ' + row + "}", encoding="utf-8")
+        with pytest.raises(ValueError, match=r"^bad\.json: 'broken' is not \[severity, meaning\]") as caught:
+            read_codes(bad)
+        assert "\n" not in str(caught.value)
 
 
 # The page that holds each lens's code table (the prompt lens shares the template lens's codes).

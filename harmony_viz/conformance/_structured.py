@@ -24,11 +24,12 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from harmony_viz.conformance._case import Case
 from harmony_viz.conformance._records import FAILING, Known, KnownKey, Outcome, status_of
-from harmony_viz.findings import Codes, Finding
+from harmony_viz.findings import Codes, Finding, read_codes
 
 STRUCTURED_API = "structured"  # the API column of a structured case: Chat Completions, generated freely
 SEEDS = (1, 2, 3)
@@ -40,16 +41,7 @@ CALL, RETURN, MESSAGE, START = 200012, 200002, 200008, 200006
 CUT_CODES = frozenset({"eos-in-header", "eos-in-message", "call-incomplete", "call-cut-off"})
 HEADER_CODES = frozenset({"bad-channel", "header-junk", "call-on-analysis"})  # what a cut header shows once closed where it was cut
 
-STRUCTURED_CODES: Codes = {
-    "stream-not-harmony": ("error", "the grammar let through a stream that is not Harmony: a scanner finding of warning or above (control tokens as text, a glued or doubled channel, a call on analysis or ended by <|end|>, …); each seed's own codes are in its generation"),
-    "no-channel-header": ("error", "the completion does not open with a header naming a channel: JSON (or text) from the first token"),
-    "final-not-json": ("error", "a response format was asked and the finished final message is not JSON"),
-    "json-not-final": ("error", "a response format was asked and the turn ended without a final message"),
-    "call-missing": ("error", "the tool choice forces a call and the turn ended without one"),
-    "call-wrong-function": ("error", "the named tool choice's function is not the call's recipient"),
-    "stop-token-wrong": ("error", "the turn ended by itself on a stop token that does not end its last message (<|return|> after a final, <|call|> after a call)"),
-    "server-error": ("error", "the engine answered its own generation with an HTTP error"),
-}
+STRUCTURED_CODES: Codes = read_codes(Path(__file__).with_name("structured_codes.json"))  # code -> (severity, what it means)
 
 
 @dataclass(frozen=True)

@@ -8,33 +8,15 @@ JSON key): ``template`` or ``server``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from harmony_viz.findings import Codes, Finding, Sides, Span
+from harmony_viz.findings import Codes, Finding, Sides, Span, read_codes
 
-# code -> (severity, what it means); the docs' code tables are written from this. error: the
-# model reads something else than it was trained on (calls, text or reasoning lost, moved or
-# re-encoded); warning: a changed rendering it may still read; info: layout only.
-CODES: Codes = {
-    "arguments-double-encoded": ("error", "a call's arguments are JSON-encoded twice: the body is a JSON string holding the JSON object"),
-    "tool-result-double-encoded": ("warning", "a tool result that is already a string is JSON-encoded (quotes and escapes added)"),
-    "constrain-missing": ("warning", "a call's content type is `json` without `<|constrain|>` (as chat templates write it)"),
-    "parallel-calls-dropped": ("error", "tool calls after the first in one assistant message are missing"),
-    "preamble-dropped": ("error", "assistant text next to tool calls is missing"),
-    "preamble-as-analysis": ("error", "that text is rendered on the analysis channel"),
-    "preamble-moved": ("warning", "the preamble is on both sides, but in another place relative to the analysis or the call"),
-    "analysis-kept": ("warning", "the other render keeps chain of thought that the format drops (the last turn's `thinking`, for training)"),
-    "analysis-dropped": ("error", "chain of thought the format keeps is missing, as the analysis of a pending or just-answered call: multi-step tool use breaks"),
-    "effort-ignored": ("error", "the `Reasoning:` line differs from the request's `reasoning_effort`"),
-    "tools-missing": ("error", "declared tools are absent from the developer message"),
-    "response-format-missing": ("warning", "the `# Response Formats` section for the request's `response_format` schema is absent from the developer message"),
-    "request-rejected": ("error", "the server answered a valid request with an HTTP error (its text is kept)"),
-    "recipient-layout": ("info", "the recipient is in the role section on one side and after the channel on the other (a call's, or a tool result's `to=assistant`)"),
-    "date-varies": ("info", "only the date line differs"),
-    "whitespace": ("info", "the texts differ only in whitespace there (the template ends developer instructions in a blank line)"),
-    "schema-text": ("warning", "the TypeScript of the tools differs (defaults, nested objects, `oneOf`)"),
-    "other": ("warning", "anything else, with the spans (a later system message dropped, a tool result named after the wrong call)"),
-}
+# code -> (severity, what it means), kept in codes.json beside this module; the docs' code tables
+# are written from it. error: the model reads something else than it was trained on (calls, text
+# or reasoning lost, moved or re-encoded); warning: a changed rendering it may still read; info: layout only.
+CODES: Codes = read_codes(Path(__file__).with_name("codes.json"))
 
 
 @dataclass(frozen=True, slots=True)

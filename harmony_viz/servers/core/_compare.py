@@ -12,30 +12,14 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import islice
+from pathlib import Path
 from typing import Any
 
-from harmony_viz.findings import Codes, Finding, Span
+from harmony_viz.findings import Codes, Finding, Span, read_codes
 from harmony_viz.servers.core._answer import Answer, Call
 
-# code -> (severity, what it means); the docs' code tables are written from this.
-CODES: Codes = {
-    "server-error": ("error", "the server answered the token stream with an HTTP error, its stream ended in an error event, or its stream was cut before its last event: the whole turn is lost"),
-    "reasoning-in-content": ("error", "text that the tokens keep out of sight is in the server's visible content"),
-    "preamble-hidden": ("error", "a preamble is missing from the visible output: it is in reasoning, in a reasoning item, or nowhere"),
-    "tool-json-in-content": ("error", "a tool call's arguments appear in the visible content"),
-    "control-token-in-content": ("error", "a control or reserved token spelling appears in content, reasoning or arguments"),
-    "text-dropped": ("error", "a message body of the tokens appears nowhere in the answer"),
-    "tool-call-missing": ("error", "a call in the tokens is not among the server's tool calls (info when the replay could not send the request's tools)"),
-    "tool-call-extra": ("error", "the server returns a tool call the tokens do not make"),
-    "arguments-changed": ("error", "the arguments differ as JSON"),
-    "arguments-reserialized": ("info", "the same JSON, written differently"),
-    "finish-reason-mismatch": ("warning", "the finish reason (or Responses status) differs from the tokens'"),
-    "reasoning-tokens-mismatch": ("warning", "usage says a different number of reasoning tokens than the analysis holds; only when the server reports a count"),
-    "stream-final-mismatch": ("warning", "the joined stream differs from the non-streamed answer for the same tokens, in text, reasoning or calls"),
-    "item-order": ("warning", "Responses items are not in token order"),
-    "call-not-streamed": ("warning", "a Responses stream sends a tool call only in its output_item.done: no output_item.added, no argument deltas; a client that builds calls from the stream's deltas misses it"),
-    "field-name": ("info", "the reasoning field has another name, e.g. `reasoning` vs `reasoning_content`"),
-}
+# code -> (severity, what it means), kept in codes.json beside this module; the docs' code tables are written from it.
+CODES: Codes = read_codes(Path(__file__).with_name("codes.json"))
 
 @dataclass(frozen=True, slots=True)
 class Discrepancy(Finding):
