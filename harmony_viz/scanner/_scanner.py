@@ -94,7 +94,7 @@ class Scanner(Lexer, Recovery):
     """
 
     __slots__ = (
-        "_role", "_mode", "_pos", "_state", "_out", "_clean", "_hot", "_fast", "_by_id", "_raw", "_fast_text",
+        "_role", "_mode", "_pos", "_state", "_out", "_clean", "_hot", "_fast", "_by_id", "_raw", "_n_raw", "_fast_text",
         "_held", "_held_text", "_dec", "_dec_start",
         "_hdr", "_hdr_start", "_hdr_role", "_preview", "_outside",
         "_msg", "_nmsg", "_ndiag", "_m", "_kind", "_call", "_args",
@@ -116,6 +116,7 @@ class Scanner(Lexer, Recovery):
         self._fast: Callable[[Any], str | None] = _no_fast
         self._by_id: list[str | None] = []
         self._raw: Sequence[bytes] = ()
+        self._n_raw = 0  # len(self._raw): the ordinary tokens' count, read for every token of a header
         self._fast_text: Callable[[int], str | None] = _no_fast  # an id's fast text, its table entries made when first met
         self._held: list[Piece] = []
         self._held_text = ""
@@ -170,6 +171,7 @@ class Scanner(Lexer, Recovery):
             self._mode = "tokens"
             t = tables()
             self._fast, self._by_id, self._raw, self._fast_text = t.fast.get, t.by_id, t.raw, t.text
+            self._n_raw = len(t.raw)
         out = self._out = []
         fast = self._fast
         pos = self._pos
@@ -338,7 +340,7 @@ class Scanner(Lexer, Recovery):
         elif tid == ENDOFTEXT:
             self._drain()
             self._end_of_text(pos)
-        elif tid >= len(self._raw):
+        elif tid >= self._n_raw:
             self._drain()
             special = special_by_id(tid)
             literal = special.literal if special is not None else f"<|reserved_{tid}|>"
