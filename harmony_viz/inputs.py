@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     from harmony_viz._runfile import Run
     from harmony_viz.render import Conversation
 
-__all__ = ["Input", "InputError", "Kind", "Stream", "bad_json", "conversation_form", "file_bytes", "file_text", "json_kind", "parse_jsonl_line", "read", "read_path", "read_text"]
+__all__ = ["Input", "InputError", "Kind", "Stream", "bad_json", "conversation_form", "file_bytes", "file_text", "json_kind", "parse_jsonl_line", "read", "read_path", "read_text",
+           "without_nulls"]
 
 Kind = Literal["text", "ids", "runs", "conversation", "chat", "checks"]
 Form = Literal["conversation", "chat"]
@@ -450,6 +451,20 @@ def json_kind(value: Any) -> str:
             return "an empty JSON object"
         return "a JSON object with keys " + ", ".join(keys[:8]) + (", …" if len(keys) > 8 else "")
     return "a JSON array"
+
+
+def without_nulls(value: Any) -> Any:
+    """A JSON value without its null fields, at every depth, as a client writes it: Parquet gives every struct
+    field of a column to every row (null where the row had none), and a server's answer sends unset fields as null.
+
+    >>> without_nulls({"a": None, "b": [{"c": None, "d": 1}], "e": 0})
+    {'b': [{'d': 1}], 'e': 0}
+    """
+    if isinstance(value, Mapping):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value]
+    return value
 
 
 def _no_known_shape(value: Any, name: str) -> InputError:

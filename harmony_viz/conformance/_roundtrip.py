@@ -27,6 +27,7 @@ from typing import Any
 
 from harmony_viz.conformance._case import Case
 from harmony_viz.conformance._records import Known, KnownKey, Outcome, failing_codes, status_of
+from harmony_viz.inputs import without_nulls
 from harmony_viz.servers import PromptCheck, PromptUnavailable, ServerError, client_for, engines, send, server_prompt
 from harmony_viz.servers.core import responses_of_chat
 from harmony_viz.servers.engines import replay_request
@@ -65,15 +66,6 @@ class RoundTripCheck(PromptCheck):
 # --- the engine's answer, sent back ------------------------------------------------------------------------------
 
 
-def _clean(value: Any) -> Any:
-    """An object from the server as a client sends it back: no null fields (the SDK leaves unset ones out)."""
-    if isinstance(value, Mapping):
-        return {k: _clean(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_clean(v) for v in value]
-    return value
-
-
 def _chat_answer(final: Mapping[str, Any], shape: str) -> tuple[dict[str, Any], list[str]]:
     """The assistant message a Chat client sends back in ``shape``, and its call ids in order."""
     msg = ((final.get("choices") or [{}])[0] or {}).get("message") or {}
@@ -82,7 +74,7 @@ def _chat_answer(final: Mapping[str, Any], shape: str) -> tuple[dict[str, Any], 
     key = CHAT_FIELD[shape]
     if key is not None and thought is not None:
         out[key] = thought
-    calls = [_clean(c) for c in msg.get("tool_calls") or []]
+    calls = [without_nulls(c) for c in msg.get("tool_calls") or []]
     if calls:
         out["tool_calls"] = calls
     return out, [str(c.get("id") or "") for c in calls]
@@ -91,7 +83,7 @@ def _chat_answer(final: Mapping[str, Any], shape: str) -> tuple[dict[str, Any], 
 def _responses_answer(final: Mapping[str, Any], shape: str) -> tuple[list[dict[str, Any]], list[str]]:
     """The output items a Responses client sends back as input in ``shape``, and the call ids in order."""
     items = []
-    for item in _clean(list(final.get("output") or [])):
+    for item in without_nulls(list(final.get("output") or [])):
         if shape == "responses-summary" and item.get("type") == "reasoning":
             text = "".join(str(p.get("text", "")) for p in item.get("content") or [] if isinstance(p, Mapping))
             item = {k: v for k, v in item.items() if k != "content"}

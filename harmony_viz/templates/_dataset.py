@@ -10,26 +10,17 @@ from __future__ import annotations
 import gzip
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harmony_viz.inputs import InputError, parse_jsonl_line
+from harmony_viz.inputs import InputError, parse_jsonl_line, without_nulls
 from harmony_viz.templates._lens import TemplateComparison, compare
 from harmony_viz.templates._request import LensError
 from harmony_viz.templates._source import ChatTemplate
 
 Row = tuple[int, Any]  # (index, request or LensError)
-
-
-def _without_nulls(value: Any) -> Any:
-    # Parquet gives every struct field of the column to every row, as null where it was absent.
-    if isinstance(value, Mapping):
-        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_without_nulls(v) for v in value]
-    return value
 
 
 def _parquet_rows(path: Path, batch_size: int) -> Iterator[Row]:
@@ -46,7 +37,7 @@ def _parquet_rows(path: Path, batch_size: int) -> Iterator[Row]:
     index = 0
     for batch in source.iter_batches(batch_size=batch_size, columns=columns):
         for row in batch.to_pylist():
-            yield index, _without_nulls(row)
+            yield index, without_nulls(row)
             index += 1
 
 
