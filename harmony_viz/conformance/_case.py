@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -230,18 +230,24 @@ def _kind_fields(obj: Mapping[str, Any], kind: str, has_stream: bool, request: M
             raise SuiteError(source, f"field 'seeds' must be a non-empty array of integers, found {_show(seeds)}")
 
 
+def _stream(make: Callable[[], list[int]], field: str, failed: str, source: str) -> tuple[int, ...]:
+    """The token ids ``make`` gives for ``field``: its ValueError (``failed``, with ``{}`` for the reason) and an empty
+    stream each stop with one line naming ``source``."""
+    try:
+        ids = make()
+    except ValueError as exc:
+        raise SuiteError(source, failed.format(exc)) from None
+    if not ids:
+        raise SuiteError(source, f"field '{field}' is empty: a stream has at least one token")
+    return tuple(ids)
+
+
 def _ids(value: Any, source: str) -> tuple[int, ...]:
     from harmony_viz.tokens import check_ids
 
     if not isinstance(value, list):
         raise SuiteError(source, f"field 'ids' must be an array of token ids, found {_json_type(value)} ({_show(value)})")
-    try:
-        ids = check_ids(value)
-    except ValueError as exc:
-        raise SuiteError(source, f"ids: {exc}") from None
-    if not ids:
-        raise SuiteError(source, "field 'ids' is empty: a stream has at least one token")
-    return tuple(ids)
+    return _stream(lambda: check_ids(value), "ids", "ids: {}", source)
 
 
 def _encode(text: str, source: str) -> tuple[int, ...]:
@@ -252,13 +258,7 @@ def _encode(text: str, source: str) -> tuple[int, ...]:
     except UnicodeEncodeError as exc:
         raise SuiteError(source, f"text does not encode as o200k_harmony tokens: character {exc.start} is a lone surrogate "
                                  f"({ascii(text[exc.start])}), which is not UTF-8") from None
-    try:
-        ids = encode(text)
-    except ValueError as exc:
-        raise SuiteError(source, f"text does not encode as o200k_harmony tokens ({exc})") from None
-    if not ids:
-        raise SuiteError(source, "field 'text' is empty: a stream has at least one token")
-    return tuple(ids)
+    return _stream(lambda: encode(text), "text", "text does not encode as o200k_harmony tokens ({})", source)
 
 
 def case_from_json(obj: Any, source: str = "<case>") -> Case:
