@@ -205,6 +205,12 @@ class Scanner(Lexer, Recovery):
             self._flush_run()
         return out
 
+    def feed_id(self, tid: int) -> list[Event]:
+        """``feed([tid])``, without the list: a trace feeds its ten thousand header and stop tokens one by one."""
+        if self._mode == "tokens" and not self._hot:
+            return self._feed_one(tid)  # what feed([tid]) does off the hot path
+        return self.feed((tid,))
+
     def _feed_one(self, tid: Any) -> list[Event]:
         """One token that needs more than the hot path (a header's, a stop token, a tool call's): no loop to set up."""
         out = self._out = []

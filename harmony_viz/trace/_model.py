@@ -163,7 +163,7 @@ class _Recorder:
         stream has about 10k of them: header tokens and stop tokens).
         """
         scanner = self.scanner
-        feed, feed_each, scanner_state, unit_text = scanner.feed, scanner.feed_each, scanner.state, self.unit_text
+        feed, feed_id, feed_each, scanner_state, unit_text = scanner.feed, scanner.feed_id, scanner.feed_each, scanner.state, self.unit_text
         kind_of, kinds, texts, runs = self.kind_of, self.kinds, self.texts, self.runs
         add_rare, add_snap_step, add_state, positions = self.rare.append, self.snap_steps.append, self.states.append, self.positions
         d_step, d_message, d_start, d_end = self.d_step.append, self.d_message.append, self.d_start.append, self.d_end.append
@@ -189,7 +189,7 @@ class _Recorder:
                     k, start = k + n, start + n
                     continue
             k += 1  # the step number now
-            for e in feed(ids[start:end]):
+            for e in feed_id(ids[start]) if end - start == 1 else feed(ids[start:end]):
                 if type(e) is ContentDelta:
                     message, kind, text, a, b = e
                     if unit_text(a, b) != text:
