@@ -98,7 +98,8 @@ def test_ids_from_logprobs_fill_replayed_and_a_withheld_tool_call_is_info() -> N
 def test_a_result_says_its_engine_and_notes_in_json_and_text() -> None:
     from harmony_viz.servers import format_result
 
-    r = CheckResult("s.txt", "chat", (1, 2), True, {}, {}, (), engine="llama.cpp", notes=(NO_TOOLS_NOTE,))
+    r = CheckResult(file="s.txt", api="chat", token_ids=(1, 2), replayed=True, server={}, expected={}, discrepancies=(), engine="llama.cpp",
+                    notes=(NO_TOOLS_NOTE,))
     assert r.to_json()["engine"] == "llama.cpp" and r.to_json()["notes"] == [NO_TOOLS_NOTE]
     text = format_result(r)
     assert "llama.cpp chat" in text and f"note: {NO_TOOLS_NOTE}" in text
@@ -109,10 +110,11 @@ def test_an_unreachable_url_is_no_engine() -> None:
 
 
 def test_the_matrix_table_has_a_row_per_stream_and_a_column_per_engine_and_api() -> None:
-    ok = CheckResult("a.txt", "chat", (), True, {}, {}, ())
-    bad = CheckResult("b.txt", "chat", (), True, {}, {}, (Discrepancy("text-dropped", "error", "x"), Discrepancy("field-name", "info", "y")))
-    cells = [MatrixCell("a", "vllm", "chat", ok), MatrixCell("b", "vllm", "chat", bad), MatrixCell("a", "llama.cpp", "chat", failure="down"),
-             MatrixCell("b", "llama.cpp", "chat", failure="down")]
+    found = (Discrepancy(code="text-dropped", severity="error", message="x"), Discrepancy(code="field-name", severity="info", message="y"))
+    ok = CheckResult(file="a.txt", api="chat", token_ids=(), replayed=True, server={}, expected={}, discrepancies=())
+    bad = CheckResult(file="b.txt", api="chat", token_ids=(), replayed=True, server={}, expected={}, discrepancies=found)
+    cells = [MatrixCell(stream="a", engine="vllm", api="chat", result=ok), MatrixCell(stream="b", engine="vllm", api="chat", result=bad),
+             MatrixCell(stream="a", engine="llama.cpp", api="chat", failure="down"), MatrixCell(stream="b", engine="llama.cpp", api="chat", failure="down")]
     lines = matrix_table(cells).splitlines()
     assert lines[0].split() == ["stream", "vllm", "chat", "llama.cpp", "chat"]
     assert lines[2].split() == ["a", "ok", "not", "checked"] and lines[3].split()[:3] == ["b", "error:", "text-dropped"]
