@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import codecs
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from harmony_viz.findings import Span
@@ -204,6 +204,15 @@ class Scanner(Lexer, Recovery):
         if self._run is not None:
             self._flush_run()
         return out
+
+    @staticmethod
+    def meet(ids: Iterable[int], token_bytes: Iterable[bytes]) -> None:
+        """Make the fast path's entries of token ids ``ids`` (with their bytes) before they are fed: what a stream's distinct ids are.
+
+        An id met for the first time in a process leaves the fast path once, to have its
+        entries made; a trace, which knows its ids before it feeds them, makes them all at once.
+        """
+        tables().meet(ids, token_bytes)
 
     def feed_id(self, tid: int) -> list[Event]:
         """``feed([tid])``, without the list: a trace feeds its ten thousand header and stop tokens one by one."""

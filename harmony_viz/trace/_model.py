@@ -304,6 +304,7 @@ class Trace:
             # the caller's list when it is one of integers (ids as Python ints are 36 bytes each: not twice)
             id_list = tokens if packed is not None and ids.size else ids.tolist()
             vb, vt = vocab.bytes, vocab.text
+            Scanner.meet(vocab.ids.tolist(), vb)  # every id of the stream takes the fast path from its first feed on
             inverse = array("i")
             inverse.frombytes(vocab.inverse.tobytes())  # 4 bytes a token, read as Python ints
 
