@@ -48,22 +48,28 @@ def diag_codes(text, role="assistant"):
 
 FINAL = f"<|start|>assistant<|channel|>final<|message|>{ANSWER}<|return|>"
 
-# Headers whose text must be reasoning: (name, completion after `<|start|>assistant`, a diagnostic that names it)
-HIDDEN_HEADERS = {
-    "doubled channel, analysis last": (f"<|channel|>commentary to=assistant<|channel|>analysis<|message|>{SECRET}<|end|>", "duplicate-channel"),
-    "doubled channel, analysis first": (f"<|channel|>analysis<|channel|>final<|message|>{SECRET}<|end|>", "duplicate-channel"),
-    "leading space": (f"<|channel|> analysis<|message|>{SECRET}<|end|>", "bad-channel"),
-    "glued names": (f"<|channel|>commentaryanalysis<|message|>{SECRET}<|end|>", "bad-channel"),
-    "unknown name": (f"<|channel|>thinking<|message|>{SECRET}<|end|>", "bad-channel"),
-    "misspelt name": (f"<|channel|>analysys<|message|>{SECRET}<|end|>", "bad-channel"),
-    "empty name": (f"<|channel|><|message|>{SECRET}<|end|>", "bad-channel"),
-    "question marks (llama.cpp#27720)": (f"<|channel|>commentary?<|message|>{SECRET}<|end|>", "bad-channel"),
-    "doubled, unknown part": (f"<|channel|>commentary to=assistant<|channel|>commentary?<|message|>{SECRET}<|end|>", "duplicate-channel"),
-    "lone commentary to=assistant": (f"<|channel|>commentary to=assistant<|message|>{SECRET}<|end|>", "recipient-is-assistant"),
-    "channel word without <|channel|>": (f"analysis<|message|>{SECRET}<|end|>", "channel-without-token"),
-    "channel word and recipient without <|channel|>": (f"analysis to=assistant<|message|>{SECRET}<|end|>", "channel-without-token"),
-    "capitalised Analysis": (f"<|channel|>Analysis<|message|>{SECRET}<|end|>", "bad-channel"),
+# Channel names that are no channel: `<|channel|>NAME<|message|>` is bad-channel, and its text must be reasoning.
+BAD_CHANNEL_NAMES = {
+    "leading space": " analysis",
+    "glued names": "commentaryanalysis",
+    "unknown name": "thinking",
+    "misspelt name": "analysys",
+    "empty name": "",
+    "question marks (llama.cpp#27720)": "commentary?",
+    "capitalised Analysis": "Analysis",
 }
+# Headers whose text must be reasoning: (name, header after `<|start|>assistant` up to <|message|>, a diagnostic that names it)
+HIDDEN_HEADS = {
+    **{name: (f"<|channel|>{channel}", "bad-channel") for name, channel in BAD_CHANNEL_NAMES.items()},
+    "doubled channel, analysis last": ("<|channel|>commentary to=assistant<|channel|>analysis", "duplicate-channel"),
+    "doubled channel, analysis first": ("<|channel|>analysis<|channel|>final", "duplicate-channel"),
+    "doubled, unknown part": ("<|channel|>commentary to=assistant<|channel|>commentary?", "duplicate-channel"),
+    "lone commentary to=assistant": ("<|channel|>commentary to=assistant", "recipient-is-assistant"),
+    "channel word without <|channel|>": ("analysis", "channel-without-token"),
+    "channel word and recipient without <|channel|>": ("analysis to=assistant", "channel-without-token"),
+}
+# Each as a completion: (name, the completion after `<|start|>assistant`, the diagnostic)
+HIDDEN_HEADERS = {name: (f"{head}<|message|>{SECRET}<|end|>", code) for name, (head, code) in HIDDEN_HEADS.items()}
 
 
 @pytest.mark.parametrize("name", sorted(HIDDEN_HEADERS))

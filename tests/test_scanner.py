@@ -165,11 +165,31 @@ def test_bad_channel_values(value, channel):
     assert (m.channel, m.text) == (channel, "text")
 
 
-def test_duplicate_channel_marker_in_header():
-    """openai/harmony PR #97: extra <|channel|> markers in deep multi-turn conversations."""
-    result = scan("<|start|>assistant<|channel|>analysis<|channel|>analysis<|message|>x<|end|>")
-    assert codes(result) == {"duplicate-channel": "error"}
-    assert result.messages[0].channel == "analysis"
+# Reported headers that break one message, and what the scanner reads back: the stream, the role it is scanned
+# as (None: the stream opens its own messages), every code it gets with its severity, fields of the one message.
+ONE_MESSAGE_REPAIRS = {
+    # openai/harmony PR #97: extra <|channel|> markers in deep multi-turn conversations
+    "harmony-pr97-channel-marker-twice": ("<|start|>assistant<|channel|>analysis<|channel|>analysis<|message|>x<|end|>", None,
+                                          {"duplicate-channel": "error"}, {"channel": "analysis"}),
+    # openai/harmony#60: '<|constrain|>response' is kept; vllm#22284: too many header tokens, ignored
+    "harmony-60-header-junk": ("<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>response extra words<|message|>{}<|call|>",
+                               None, {"header-junk": "error"}, {"content_type": "<|constrain|>response"}),
+    # ndurner tournament: `final <|constrain|>{"msg":...}<|end|>` with no <|message|>; vllm PR #45213: the body is recovered
+    "ndurner-stop-before-message": ('<|start|>assistant<|channel|>final <|constrain|>{"msg":"I will report."}<|end|>', None,
+                                    {"missing-message": "error"}, {"channel": "final", "text": '{"msg":"I will report."}', "terminator": "<|end|>"}),
+    # vllm PR #45213 / #45736: `<|channel|>final` with no <|message|> gave content null; its text is kept
+    "vllm-45213-final-without-message": ("<|channel|>final The answer is 4.<|return|>", "assistant", {"missing-message": "error"},
+                                         {"text": "The answer is 4."}),
+}
+
+
+@pytest.mark.parametrize("report", sorted(ONE_MESSAGE_REPAIRS))
+def test_a_reported_header_break_reads_back_as_one_repaired_message(report):
+    text, role, expected, fields = ONE_MESSAGE_REPAIRS[report]
+    result = scan(text, role=role)
+    assert codes(result) == expected
+    (m,) = result.messages
+    assert {name: getattr(m, name) for name in fields} == fields
 
 
 def test_channel_word_as_role():
@@ -186,28 +206,6 @@ def test_control_tokens_spelled_as_text_in_token_stream(enc):
     result = scan(tokens)
     assert codes(result) == {"control-token-as-text": "warning"}
     assert (result.messages[0].channel, result.messages[0].text) == ("commentary", "Plan.")
-
-
-def test_header_junk_is_reported_and_ignored():
-    """openai/harmony#60: '<|constrain|>response' is kept; vllm#22284: too many header tokens."""
-    result = scan("<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>response extra words<|message|>{}<|call|>")
-    assert codes(result) == {"header-junk": "error"}
-    assert result.messages[0].content_type == "<|constrain|>response"
-
-
-def test_stop_token_before_message_recovers_the_body():
-    """ndurner tournament: `final <|constrain|>{"msg":...}<|end|>` with no <|message|>; vllm PR #45213."""
-    result = scan('<|start|>assistant<|channel|>final <|constrain|>{"msg":"I will report."}<|end|>')
-    assert codes(result) == {"missing-message": "error"}
-    (m,) = result.messages
-    assert (m.channel, m.text, m.terminator) == ("final", '{"msg":"I will report."}', "<|end|>")
-
-
-def test_channel_final_without_message_keeps_text():
-    """vllm PR #45213 / #45736: `<|channel|>final` with no <|message|> gave content null."""
-    result = scan("<|channel|>final The answer is 4.<|return|>", role="assistant")
-    assert codes(result) == {"missing-message": "error"}
-    assert result.messages[0].text == "The answer is 4."
 
 
 def test_recipient_glued_to_body_in_header():
