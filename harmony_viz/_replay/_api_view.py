@@ -15,7 +15,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from harmony_viz._replay._steps import tokens_fed
-from harmony_viz.projections import Projector, Turn, open_parts
+from harmony_viz.projections import Projector, Turn, open_parts, parts_key
 from harmony_viz.scanner import MessageStart, ToolCallEnd, is_assistants
 from harmony_viz.trace import collecting_after
 
@@ -110,6 +110,7 @@ class ApiViews:
         # one fold gives the turn's messages (a Projector's own Turn, without the streams it would keep: none is read here);
         # which parts they make, correct server or legacy, is open_parts' to say
         turn = Turn()
+        shapes: dict[tuple[Any, ...], tuple[int, int]] = {}  # parts_key -> the two parts' indices: most messages repeat a shape
         for r in trace.rare:
             e = r.event
             if type(e) is not MessageStart and type(e) is not ToolCallEnd:
@@ -121,11 +122,16 @@ class ApiViews:
                 if is_assistants(e.role, e.kind) and turn.messages and turn.messages[-1].message == e.message:
                     position = len(turn.messages) - 1
                     cols["api.position"][i] = position
-                    correct = open_parts(turn.messages[-1], position, legacy=False)
-                    legacy_part = open_parts(turn.messages[-1], position, legacy=True)
-                    k = cols["api.part.0"][i] = _part_index(parts, objects, correct)
-                    # most messages make the same part for both servers: one JSON a message then
-                    cols["api.part.1"][i] = k if legacy_part == correct else _part_index(parts, objects, legacy_part)
+                    opened = turn.messages[-1]
+                    key = parts_key(opened, position)
+                    pair = shapes.get(key)
+                    if pair is None:
+                        correct = open_parts(opened, position, legacy=False)
+                        legacy_part = open_parts(opened, position, legacy=True)
+                        k = _part_index(parts, objects, correct)
+                        # most messages make the same part for both servers: one JSON a message then
+                        pair = shapes[key] = (k, k if legacy_part == correct else _part_index(parts, objects, legacy_part))
+                    cols["api.part.0"][i], cols["api.part.1"][i] = pair
             elif e.message in row:
                 msg = next((m for m in reversed(turn.messages) if m.message == e.message), None)
                 if msg is not None and msg.call is not None and cols["api.call_step"][row[e.message]] < 0:

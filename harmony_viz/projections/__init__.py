@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from harmony_viz.projections._chat import REASONING_FIELDS, ReasoningField
-from harmony_viz.projections._open import BODY, open_parts
+from harmony_viz.projections._open import BODY, open_parts, parts_key
 from harmony_viz.projections._projector import OUTPUTS, Output, Projector
 from harmony_viz.projections._sdk import SDKValidationError, sdk_object, validate
 from harmony_viz.projections._turn import CallTarget, Turn, classify_recipient, declared_names
@@ -47,6 +47,7 @@ __all__ = [
     "classify_recipient",
     "declared_names",
     "open_parts",
+    "parts_key",
     "project_for_cli",
     "response",
     "response_events",

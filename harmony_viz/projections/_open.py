@@ -34,3 +34,14 @@ def open_parts(msg: TurnMessage, position: int, *, legacy: bool, id_prefix: str 
         # its action is read from the arguments: say which verb, the page parses the body
         item["action"] = {"verb": msg.call.name.partition(".")[2] if msg.call else ""}
     return {"field": content_role(msg, legacy), "tool_call": tool_call, "item": item, "type": item_type(msg, legacy)}
+
+
+def parts_key(msg: TurnMessage, position: int) -> tuple[Any, ...]:
+    """What :func:`open_parts` reads of ``msg`` at ``position``: two messages with the same key have the same parts.
+
+    Its kind (the field its text goes to, reasoning or not, a preamble or not), its call's target and its index
+    among the turn's calls (the call id); the body is left open. A page of a long stream has a thousand messages and
+    a few shapes among them.
+    """
+    return (position, msg.record.kind, msg.call, msg.function_index)
+
