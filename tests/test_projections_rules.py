@@ -48,28 +48,31 @@ def diag_codes(text, role="assistant"):
 
 FINAL = f"<|start|>assistant<|channel|>final<|message|>{ANSWER}<|return|>"
 
-# Channel names that are no channel: `<|channel|>NAME<|message|>` is bad-channel, and its text must be reasoning.
-BAD_CHANNEL_NAMES = {
-    "leading space": " analysis",
-    "glued names": "commentaryanalysis",
-    "unknown name": "thinking",
-    "misspelt name": "analysys",
-    "empty name": "",
-    "question marks (llama.cpp#27720)": "commentary?",
-    "capitalised Analysis": "Analysis",
-}
-# Headers whose text must be reasoning: (name, header after `<|start|>assistant` up to <|message|>, a diagnostic that names it)
+# Headers whose text must be reasoning, by the diagnostic that names them: name -> the header after
+# `<|start|>assistant`, up to <|message|>.
 HIDDEN_HEADS = {
-    **{name: (f"<|channel|>{channel}", "bad-channel") for name, channel in BAD_CHANNEL_NAMES.items()},
-    "doubled channel, analysis last": ("<|channel|>commentary to=assistant<|channel|>analysis", "duplicate-channel"),
-    "doubled channel, analysis first": ("<|channel|>analysis<|channel|>final", "duplicate-channel"),
-    "doubled, unknown part": ("<|channel|>commentary to=assistant<|channel|>commentary?", "duplicate-channel"),
-    "lone commentary to=assistant": ("<|channel|>commentary to=assistant", "recipient-is-assistant"),
-    "channel word without <|channel|>": ("analysis", "channel-without-token"),
-    "channel word and recipient without <|channel|>": ("analysis to=assistant", "channel-without-token"),
+    "bad-channel": {
+        "leading space": "<|channel|> analysis",
+        "glued names": "<|channel|>commentaryanalysis",
+        "unknown name": "<|channel|>thinking",
+        "misspelt name": "<|channel|>analysys",
+        "empty name": "<|channel|>",
+        "question marks (llama.cpp#27720)": "<|channel|>commentary?",
+        "capitalised Analysis": "<|channel|>Analysis",
+    },
+    "duplicate-channel": {
+        "doubled channel, analysis last": "<|channel|>commentary to=assistant<|channel|>analysis",
+        "doubled channel, analysis first": "<|channel|>analysis<|channel|>final",
+        "doubled, unknown part": "<|channel|>commentary to=assistant<|channel|>commentary?",
+    },
+    "recipient-is-assistant": {"lone commentary to=assistant": "<|channel|>commentary to=assistant"},
+    "channel-without-token": {
+        "channel word without <|channel|>": "analysis",
+        "channel word and recipient without <|channel|>": "analysis to=assistant",
+    },
 }
 # Each as a completion: (name, the completion after `<|start|>assistant`, the diagnostic)
-HIDDEN_HEADERS = {name: (f"{head}<|message|>{SECRET}<|end|>", code) for name, (head, code) in HIDDEN_HEADS.items()}
+HIDDEN_HEADERS = {name: (f"{head}<|message|>{SECRET}<|end|>", code) for code, heads in HIDDEN_HEADS.items() for name, head in heads.items()}
 
 
 @pytest.mark.parametrize("name", sorted(HIDDEN_HEADERS))
@@ -377,16 +380,22 @@ def _named_streams():
     return out
 
 
+def _validated(name, steps) -> int:
+    """How many objects of every projection of ``steps`` the SDK's types validated; the first that fails fails the test."""
+    checked = 0
+    for output, legacy, obj in _all_projections(steps):
+        try:
+            checked += validate(output, obj)
+        except SDKValidationError as e:
+            pytest.fail(f"{name} ({output}, legacy={legacy}): {e}")
+    return checked
+
+
 def test_every_projection_of_every_named_case_validates():
     checked = 0
     for name, (source, role) in _named_streams().items():
         for chunk in (None, 3):
-            steps = steps_of(source, role, chunk=None if isinstance(source, list) else chunk)
-            for output, legacy, obj in _all_projections(steps):
-                try:
-                    checked += validate(output, obj)
-                except SDKValidationError as e:
-                    pytest.fail(f"{name} ({output}, legacy={legacy}): {e}")
+            checked += _validated(name, steps_of(source, role, chunk=None if isinstance(source, list) else chunk))
     assert checked > 1000
 
 
@@ -399,12 +408,7 @@ def test_every_projection_of_every_corpus_transcript_validates(corpus_dir, enc):
     assert len(texts) > 100
     for name, text in texts.items():
         ids = enc.encode(text, allowed_special="all")
-        steps = scan_steps(ids, role=None, size=16)
-        for output, legacy, obj in _all_projections(steps):
-            try:
-                checked += validate(output, obj)
-            except SDKValidationError as e:
-                pytest.fail(f"{name} ({output}, legacy={legacy}): {e}")
+        checked += _validated(name, scan_steps(ids, role=None, size=16))
     assert checked > 10_000
 
 
