@@ -157,3 +157,41 @@ def test_never_raises_on_arbitrary_ids(tokens, role):
     assert events == run(tokens, [], role)
     for e in events:
         assert 0 <= e.start <= e.end <= len(tokens)
+
+
+@pytest.mark.parametrize(("text", "role"), CASES)
+def test_a_run_fed_as_known_fast_tokens_is_each_token_fed_alone(enc, text: str, role: str | None) -> None:
+    # Scanner.meet says which ids take the fast path; feed_run(n) over such tokens gives what n one-token feeds give
+    ids = enc.encode(text, allowed_special="all")
+    distinct = sorted(set(ids))
+    fast = dict(zip(distinct, Scanner.meet(distinct, [enc.decode_single_token_bytes(t) for t in distinct])))
+    one, run = (Scanner(role=role) if role else Scanner() for _ in range(2))
+    expected, got = [], []
+    i = 0
+    while i < len(ids):
+        n = 0
+        while run.hot and i + n < len(ids) and fast[ids[i + n]]:
+            n += 1
+        fed, message, kind = run.feed_run(n)
+        assert fed == n
+        for t in ids[i : i + n]:
+            (delta,) = one.feed([t])  # one delta each, of the token's own text
+            expected.append(delta)
+            assert delta.text == enc.decode_single_token_bytes(t).decode("utf-8") and (delta.message, delta.kind) == (message, kind)
+        got += [ContentDelta(message, kind, enc.decode_single_token_bytes(t).decode("utf-8"), i + j, i + j + 1) for j, t in enumerate(ids[i : i + n])]
+        assert run.state() == one.state()
+        i += n
+        if i < len(ids):
+            expected += one.feed([ids[i]])
+            got += run.feed([ids[i]])
+            i += 1
+    assert got == expected and run.flush() == one.flush()
+
+
+def test_feed_run_feeds_nothing_outside_a_body() -> None:
+    s = Scanner()
+    assert s.feed_run(3) == (0, -1, "other")
+    s.feed([200006, 173781, 200008])  # <|start|>user<|message|>: now in a body
+    assert s.hot and s.feed_run(2)[0] == 2 and s.snapshot().position == 5
+    s.feed([200007])
+    assert not s.hot and s.feed_run(1)[0] == 0 and s.snapshot().position == 6

@@ -206,13 +206,28 @@ class Scanner(Lexer, Recovery):
         return out
 
     @staticmethod
-    def meet(ids: Iterable[int], token_bytes: Iterable[bytes]) -> None:
-        """Make the fast path's entries of token ids ``ids`` (with their bytes) before they are fed: what a stream's distinct ids are.
+    def meet(ids: Iterable[int], token_bytes: Iterable[bytes]) -> list[bool]:
+        """Make the fast path's entries of token ids ``ids`` (with their bytes) before they are fed; whether each takes the fast path.
 
-        An id met for the first time in a process leaves the fast path once, to have its
-        entries made; a trace, which knows its ids before it feeds them, makes them all at once.
+        An id met for the first time in a process leaves the fast path once, to have its entries
+        made; a trace, which knows its stream's distinct ids before it feeds them, makes them all
+        at once, and learns which tokens :meth:`feed_run` may take (a body token of an id that
+        takes the fast path, in a hot scanner, adds its text and nothing else).
         """
-        tables().meet(ids, token_bytes)
+        return tables().meet(ids, token_bytes)
+
+    def feed_run(self, n: int) -> tuple[int, int, str]:
+        """Feed ``n`` body tokens the caller knows take the fast path (:meth:`meet` said so of their ids), at once.
+
+        Returns ``(n, message, kind)``, ``n`` 0 when the scanner is not hot: each token gave
+        what ``feed([t])`` gives on the fast path, ``[ContentDelta(message, kind, text of t,
+        pos, pos + 1)]``, and the state is as it was but for ``position``. A replay of 131k
+        one-token steps spends most of them here, where its trace knows the runs of them end.
+        """
+        if not self._hot or n <= 0:
+            return 0, self._msg, self._kind
+        self._pos += n
+        return n, self._msg, self._kind
 
     def feed_id(self, tid: int) -> list[Event]:
         """``feed([tid])``, without the list: a trace feeds its ten thousand header and stop tokens one by one."""
@@ -267,31 +282,6 @@ class Scanner(Lexer, Recovery):
         """True when the next one-token feed of a body token only adds content: the snapshot
         then changes in ``position`` alone, so a trace need not take one."""
         return self._hot
-
-    def feed_each(self, ids: Sequence[int], start: int, stop: int) -> tuple[int, int, str]:
-        """Feed ``ids[start:stop]`` one token at a time for as long as each only adds body text.
-
-        Returns ``(n, message, kind)``: ``n`` tokens were fed, and each gave what ``feed([t])``
-        gives on the fast path, ``[ContentDelta(message, kind, text of t, pos, pos + 1)]``,
-        leaving the state as it was but for ``position``. It stops at the first token that
-        needs more (a control token, part of a character, a ``<``), which is left unfed.
-        A replay of 131k one-token steps spends most of them here, not in 131k calls.
-        """
-        if not self._hot:
-            return 0, self._msg, self._kind
-        by_id = self._by_id
-        i = start
-        try:
-            while i < stop and (tid := ids[i]) >= 0 and by_id[tid]:
-                i += 1
-        except IndexError:
-            pass  # no id of the vocabulary: left for feed() to refuse
-        except TypeError:  # no int (a float): read as the one-token feed reads it
-            fast = self._fast
-            while i < stop and fast(ids[i]):
-                i += 1
-        self._pos += i - start
-        return i - start, self._msg, self._kind
 
     def snapshot(self) -> Snapshot:
         """The state after the last feed, in O(1) (no copy of the stream)."""

@@ -156,14 +156,14 @@ class _Recorder:
         if now[-1] != end:
             self.positions[step] = now[-1]
 
-    def feed_tokens(self, ids: list[int], ends: Sequence[int]) -> None:
-        """Feed the chunks ending at ``ends``; runs of one-token steps of body text go through ``Scanner.feed_each``.
+    def feed_tokens(self, ids: list[int], ends: Sequence[int], slow: Sequence[int]) -> None:
+        """Feed the chunks ending at ``ends``; runs of one-token steps of body text go through ``Scanner.feed_run``, each
+        ending at a longer chunk or at the next of ``slow`` (the tokens off the scanner's fast path, see ``Scanner.meet``).
 
-        The other steps are :meth:`record`'s work, written out in the loop (a 131k-token
-        stream has about 10k of them: header tokens and stop tokens).
+        The other steps are :meth:`record`'s work, written out in the loop (a 131k-token stream has about 10k of them).
         """
         scanner = self.scanner
-        feed, feed_id, feed_each, scanner_state, unit_text = scanner.feed, scanner.feed_id, scanner.feed_each, scanner.state, self.unit_text
+        feed, feed_id, feed_run, scanner_state, unit_text = scanner.feed, scanner.feed_id, scanner.feed_run, scanner.state, self.unit_text
         kind_of, kinds, texts, runs = self.kind_of, self.kinds, self.texts, self.runs
         add_rare, add_snap_step, add_state, positions = self.rare.append, self.snap_steps.append, self.states.append, self.positions
         d_step, d_message, d_start, d_end = self.d_step.append, self.d_message.append, self.d_start.append, self.d_end.append
@@ -180,7 +180,8 @@ class _Recorder:
                 if stop <= k:
                     i = bisect.bisect_right(longer, k)
                     stop = longer[i] if i < len(longer) else n_steps
-                n, message, kind = feed_each(ids, start, start + stop - k)
+                i = bisect.bisect_left(slow, start)
+                n, message, kind = feed_run(min(slow[i] if i < len(slow) else len(ids), start + stop - k) - start)
                 if n:
                     runs.append((n_deltas, k + 1, start, n, message))
                     if kind_of.get(message) != kind:
@@ -304,7 +305,8 @@ class Trace:
             # the caller's list when it is one of integers (ids as Python ints are 36 bytes each: not twice)
             id_list = tokens if packed is not None and ids.size else ids.tolist()
             vb, vt = vocab.bytes, vocab.text
-            Scanner.meet(vocab.ids.tolist(), vb)  # every id of the stream takes the fast path from its first feed on
+            takes_fast = np.array(Scanner.meet(vocab.ids.tolist(), vb), dtype=bool)  # every id met before it is fed
+            slow = np.flatnonzero(~takes_fast[vocab.inverse]).tolist()  # where runs of body text end
             inverse = array("i")
             inverse.frombytes(vocab.inverse.tobytes())  # 4 bytes a token, read as Python ints
 
@@ -315,7 +317,7 @@ class Trace:
 
             rec = _Recorder(scanner, unit_text)
             ends = token_chunks(len(id_list), chunking)
-            rec.feed_tokens(id_list, ends)
+            rec.feed_tokens(id_list, ends, slow)
             step_ends = np.zeros(len(ends) + 2, dtype=np.int32)
             step_ends[1:-1] = np.arange(1, len(ends) + 1) if type(ends) is range else ends  # a range, item by item, costs 15 ms at 131k
         else:
