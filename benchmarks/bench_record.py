@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harmony_viz._record import ENDOFTEXT, STOP_IDS, LoadedModel, build_conversation, load_model, record, render_prompt
+from harmony_viz._record import ENDOFTEXT, STOP_IDS, LoadedModel, Sampling, build_conversation, load_model, record, render_prompt
 from harmony_viz.extras import require
 
 PROMPT = "Explain in two sentences why the sky is blue."
@@ -69,13 +69,10 @@ def recording_overhead(loaded: LoadedModel, *, tokens: int = 64, repeats: int = 
                 ids,
                 attention_mask=torch.ones_like(ids),
                 max_new_tokens=tokens,
-                do_sample=False,
-                temperature=None,
-                top_p=None,
-                top_k=None,
                 eos_token_id=list(STOP_IDS),
                 pad_token_id=ENDOFTEXT,
                 logits_processor=[_NoStop()],
+                **Sampling(temperature=0).generate_kwargs(),  # greedy, with the very settings record passes at temperature 0
             )
         n = len(out[0].tolist()) - len(prompt_ids)  # .tolist() waits for the GPU
         elapsed = time.perf_counter() - started
