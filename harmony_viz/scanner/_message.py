@@ -177,25 +177,26 @@ class MessageFold:
                     m["length"] += len(ev.text)
                 m["parts"].append(ev.text)
         elif type(ev) is MessageStart:
-            self._open[ev.message] = {
-                "fields": dict(index=ev.message, role=ev.role, name=ev.name, recipient=ev.recipient, channel=ev.channel,
-                               content_type=ev.content_type, kind=ev.kind, start=ev.start, header_end=ev.end,
-                               step_started=step),
-                "parts": [], "spans": [], "offsets": [], "length": 0,
-            }
+            values = _TEMPLATE.copy()  # the record's fields in order (a list, made a Message at once: see _build)
+            (values[_INDEX], values[_ROLE], values[_NAME], values[_RECIPIENT], values[_CHANNEL], values[_CONTENT_TYPE], values[_KIND],
+             values[_START], values[_HEADER_END], values[_STEP_STARTED]) = (
+                ev.message, ev.role, ev.name, ev.recipient, ev.channel, ev.content_type, ev.kind, ev.start, ev.end, step)
+            self._open[ev.message] = {"fields": values, "parts": [], "spans": [], "offsets": [], "length": 0}
         elif type(ev) is ToolCallStart:
             m = self._open.get(ev.message)
             if m is not None:
-                m["fields"].update(call_id=ev.call_id, tool_name=ev.name)
+                values = m["fields"]
+                values[_CALL_ID], values[_TOOL_NAME] = ev.call_id, ev.name
         elif type(ev) is ToolCallEnd:
             m = self._open.get(ev.message)
             if m is not None:
-                m["fields"].update(call_id=ev.call_id, tool_name=ev.name, arguments=ev.arguments, parsed=ev.parsed,
-                                   arguments_error=ev.error)
+                values = m["fields"]
+                values[_CALL_ID], values[_TOOL_NAME], values[_ARGUMENTS], values[_PARSED], values[_ARGUMENTS_ERROR] = (
+                    ev.call_id, ev.name, ev.arguments, ev.parsed, ev.error)
         elif type(ev) is MessageEnd:
             m = self._open.pop(ev.message, None)
             if m is not None:
-                self._done.append(self._build(m, terminator=ev.terminator, stop_start=ev.start, end=ev.end, step_ended=step))
+                self._done.append(self._build(m, ev.terminator, ev.start, ev.end, step))
 
     def feed(self, events: list[Event] | tuple[Event, ...], step: int | None = None) -> None:
         for ev in events:
@@ -205,7 +206,7 @@ class MessageFold:
         """Message ``index`` as read so far (no end while it is open); None when it never began."""
         m = self._open.get(index)
         if m is not None:
-            return self._build(m, terminator=None, stop_start=None, end=None, step_ended=None)
+            return self._build(m, None, None, None, None)
         return next((done for done in reversed(self._done) if done.index == index), None)
 
     def pieces(self, index: int) -> list[str]:
@@ -216,24 +217,29 @@ class MessageFold:
         """The messages read so far (ended ones; open ones too when ``include_open``), in stream order."""
         out = list(self._done)
         if include_open and self._open:
-            out.extend(self._build(m, terminator=None, stop_start=None, end=None, step_ended=None) for m in self._open.values())
+            out.extend(self._build(m, None, None, None, None) for m in self._open.values())
             out.sort(key=lambda m: m.index)
         return out
 
-    def _build(self, m: dict[str, Any], **end: Any) -> Message:
+    def _build(self, m: dict[str, Any], terminator: Terminator | None, stop_start: int | None, end: int | None, step_ended: int | None) -> Message:
         parts = m["parts"]
-        text = parts[0] if len(parts) == 1 else "".join(parts)
-        values = {**_DEFAULTS, **m["fields"], **end, "text": text, "spans": tuple(m["spans"]), "offsets": tuple(m["offsets"]), "unit": self.unit}
-        return message_of(list(map(values.__getitem__, _FIELDS)))  # Message(**values), made faster
+        values = m["fields"].copy()  # an open message's record is made again as it grows
+        values[_TEXT] = parts[0] if len(parts) == 1 else "".join(parts)
+        values[_SPANS], values[_OFFSETS], values[_UNIT] = tuple(m["spans"]), tuple(m["offsets"]), self.unit
+        values[_TERMINATOR], values[_STOP_START], values[_END], values[_STEP_ENDED] = terminator, stop_start, end, step_ended
+        return message_of(values)
 
 
 # A Message's fields in order, and where each one the fold sets sits among them.
 _FIELDS = tuple(f.name for f in fields(Message))
-_DEFAULTS = {f.name: f.default for f in fields(Message) if f.default is not MISSING}
 (_INDEX, _ROLE, _NAME, _RECIPIENT, _CHANNEL, _CONTENT_TYPE, _TEXT, _KIND, _TERMINATOR, _START, _END, _HEADER_END, _STOP_START, _SPANS,
  _OFFSETS, _UNIT, _CALL_ID, _TOOL_NAME, _ARGUMENTS, _PARSED, _ARGUMENTS_ERROR, _STEP_STARTED, _STEP_ENDED) = map(_FIELDS.index, (
     "index", "role", "name", "recipient", "channel", "content_type", "text", "kind", "terminator", "start", "end", "header_end",
     "stop_start", "spans", "offsets", "unit", "call_id", "tool_name", "arguments", "parsed", "arguments_error", "step_started", "step_ended"))
+
+
+# A record's fields before its message starts: each field's default, None where it has none (the start sets those).
+_TEMPLATE = [None if f.default is MISSING else f.default for f in fields(Message)]
 
 
 def fold_messages(stepped: Iterable[tuple[int | None, Event]], unit: Unit = "tokens") -> list[Message]:
