@@ -112,6 +112,8 @@ def _tool_placement(views: Sequence[Message]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for view in views:
         text = view.text
+        if "namespace " not in text:
+            continue  # what both patterns spell (most messages: they need not look)
         if view.role == "system":
             for m in re.finditer(r"^namespace functions \{", text, re.M):
                 out.append(diagnostic("tools-unexpected-message", "function tools are declared in the system message; they belong in the developer message's '# Tools' section", view.span_of(m.start(), m.end())))

@@ -15,6 +15,7 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 import numpy as np
@@ -94,7 +95,7 @@ class _Tokens:
         where[self.ids] = np.arange(self.ids.size, dtype=np.int32)
         self.inverse = where[ids]  # 32-bit (np.unique's are 64)
         self.bytes = list(map(enc.decode_single_token_bytes, self.ids.tolist()))
-        self.text = [b.decode("utf-8", "replace") for b in self.bytes]
+        self.text = list(map(bytes.decode, self.bytes, repeat("utf-8"), repeat("replace")))
 
     def per_token(self) -> list[bytes]:
         vb = self.bytes
@@ -159,7 +160,6 @@ class _Recorder:
     def feed_tokens(self, ids: list[int], ends: Sequence[int], slow: Sequence[int]) -> None:
         """Feed the chunks ending at ``ends``; runs of one-token steps of body text go through ``Scanner.feed_run``, each
         ending at a longer chunk or at the next of ``slow`` (the tokens off the scanner's fast path, see ``Scanner.meet``).
-
         The other steps are :meth:`record`'s work, written out in the loop (a 131k-token stream has about 10k of them).
         """
         scanner = self.scanner
@@ -181,7 +181,8 @@ class _Recorder:
                     i = bisect.bisect_right(longer, k)
                     stop = longer[i] if i < len(longer) else n_steps
                 i = bisect.bisect_left(slow, start)
-                n, message, kind = feed_run(min(slow[i] if i < len(slow) else len(ids), start + stop - k) - start)
+                limit = min(slow[i] if i < len(slow) else len(ids), start + stop - k)  # a run ends at a token off the fast path
+                n, message, kind = feed_run(limit - start) if limit > start else (0, -1, "")  # none: a stop token, fed below
                 if n:
                     runs.append((n_deltas, k + 1, start, n, message))
                     if kind_of.get(message) != kind:
