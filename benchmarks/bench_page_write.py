@@ -43,8 +43,8 @@ the lints, the server modules and the static view not imported for a page) warm 
 6.6x, cold 18.3x and 16.4x, 159 and 157 B/token.
 
 The scanner's tables and the replay's folds (three runs each, 9 rounds, 3 kernels): before
-(be878e1) warm 7.1x, cold 16.1x, 161 B/token; after (ee81179) warm 5.1x, 5.1x and 5.2x,
-cold 15.7x, 13.4x and 13.4x, 216 B/token. The vocabulary's fast-path tables are made for the
+(be878e1) warm 7.1x, cold 16.1x, 161 B/token; after (796416d) warm 5.1x, 5.1x and 5.1x,
+cold 14.7x, 15.4x and 15.0x (13.4x to 15.7x over six runs: the imports vary most), 216 B/token. The vocabulary's fast-path tables are made for the
 ids a stream holds, in one pass before it is fed (Scanner.meet), not for all 200k ids on first
 use (0.065 s of a first call; the process's peak is 26 MB lower, but the tables now grow
 during the page, above the warm start: the B/token figure rose); the trace reads the
