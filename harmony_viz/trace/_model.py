@@ -77,7 +77,7 @@ class Rare(NamedTuple):
     event: Event
 
 
-_new_rare = tuple.__new__  # Rare(step, after, event) without the call through its __new__: one per rare event
+_new_named = tuple.__new__  # Rare(step, after, event), a ContentDelta, without the call through its __new__: thousands a trace
 
 
 class _Tokens:
@@ -147,7 +147,7 @@ class _Recorder:
             else:
                 if type(e) is MessageStart:
                     self.kind_of[e.message] = e.kind
-                self.rare.append(_new_rare(Rare, (step, self.n_deltas, e)))
+                self.rare.append(_new_named(Rare, (step, self.n_deltas, e)))
         now = self.scanner.state()
         state = now[:-1]
         if state != self.last_state:
@@ -206,7 +206,7 @@ class _Recorder:
                 else:
                     if type(e) is MessageStart:
                         kind_of[e.message] = e.kind
-                    add_rare(_new_rare(Rare, (k, n_deltas, e)))
+                    add_rare(_new_named(Rare, (k, n_deltas, e)))
             now = scanner_state()
             state = now[:-1]
             if state != last_state:
@@ -540,7 +540,7 @@ class Trace:
                 texts.append("".join(token_text[at:b]))
                 piece = "".join(texts)
             kind = d.kinds.get(first) or self._kind_of.get(m, "other")
-            out.append((first, ContentDelta(m, kind, piece, a, b)))  # type: ignore[arg-type]
+            out.append((first, _new_named(ContentDelta, (m, kind, piece, a, b))))
         return out
 
     @cached_property
