@@ -265,7 +265,7 @@ class Trace:
     deltas: Deltas = field(repr=False)
     rare: tuple[Rare, ...] = field(repr=False)
     _snap_steps: tuple[int, ...] = field(repr=False)
-    _states: tuple[tuple[Any, ...], ...] = field(repr=False)  # each a Snapshot's fields but position
+    _state_columns: tuple[tuple[Any, ...], ...] = field(repr=False)  # each Snapshot field but position, at each of _snap_steps
     _positions: dict[int, int] = field(repr=False)
     _vocab: _Tokens = field(repr=False)
 
@@ -332,7 +332,7 @@ class Trace:
         step_ends[-1] = step_ends[-2]  # the end of the stream feeds nothing
         rec.record(step_ends.size - 1, int(step_ends[-1]), scanner.flush())
         return cls(ids, chunking, text, role, step_ends, rec.deltas(), tuple(rec.rare),
-                   tuple(rec.snap_steps), tuple(rec.states), rec.positions, vocab)
+                   tuple(rec.snap_steps), tuple(zip(*rec.states)), rec.positions, vocab)
 
     @property
     def unit(self) -> Unit:
@@ -398,8 +398,8 @@ class Trace:
         return Step(k, start, end, chunk, tuple(self._events_between(k, k)), self._snapshot(k), flush=flush)
 
     def _snapshot(self, k: int) -> Snapshot:
-        state = self._states[bisect.bisect_right(self._snap_steps, k) - 1]
-        return Snapshot(*state, self._positions.get(k, int(self.step_ends[k])))
+        j = bisect.bisect_right(self._snap_steps, k) - 1  # columns, not a tuple a change: 9k fewer objects for the collector
+        return Snapshot(*[column[j] for column in self._state_columns], self._positions.get(k, int(self.step_ends[k])))
 
     def positions(self) -> np.ndarray | None:
         """Each step's snapshot ``position``, or None when it is always what was fed (the step's end)."""

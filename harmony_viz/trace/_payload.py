@@ -258,7 +258,7 @@ def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str
     """Each snapshot field as two columns listing only the steps where it changed."""
     kinds: dict[str, str] = {}
     at = np.asarray(trace._snap_steps)  # the steps where a field other than position changed, and the state there
-    columns = dict(zip(_STATE_FIELDS, zip(*trace._states)))
+    columns = dict(zip(_STATE_FIELDS, trace._state_columns))
     for name in _SNAPSHOT_FIELDS:
         if name == "position":
             positions = trace.positions()
