@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harmony_viz.scanner import ContentDelta, MessageEnd, MessageStart, Scanner, scan
+from harmony_viz.scanner import CONTENT_KINDS, ContentDelta, Message, MessageEnd, MessageStart, Scanner, is_visible, scan, visibility
 
 # ------------------------------------------------------------- spans on split characters (issue 16)
 
@@ -99,3 +99,12 @@ def test_one_message_record_for_every_reader(enc, tmp_path):
     assert [m.step_started for m in traced][0] == 1 and traced[-1].step_ended == len(Trace.build(ids, "every:3").steps) - 2
     # Spans map back to the text: the body pieces decode to the message text.
     assert all(enc.decode(ids[m.body[0]:m.body[1]]) == m.text for m in scanned)
+
+
+@pytest.mark.parametrize("kind", [*CONTENT_KINDS, "no such kind"])
+@pytest.mark.parametrize("role", ["assistant", "user", "functions.f"])
+def test_a_records_visibility_is_the_one_rules(kind: str, role: str) -> None:
+    # Message reads the rule's table itself (thousands of times a page): it must say what visibility(kind) says
+    m = Message(index=0, role=role, name=None, recipient=None, channel=None, content_type=None, text="", kind=kind, terminator=None, start=0, end=None)
+    assert m.visibility == visibility(kind)
+    assert m.is_visible == (role == "assistant" and visibility(kind) == "visible") == (role == "assistant" and is_visible(kind))
