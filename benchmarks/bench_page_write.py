@@ -301,10 +301,10 @@ def format_report(r: dict[str, float], n_tokens: int, used: int, repeated: bool,
         f"text: {n_tokens:,} tokens, {int(r['chars']):,} characters, of {used:,} distinct real transcripts back to back{again}",
         f"page ({r['bytes'] / 1e6:.1f} MB; one process, vocabulary loaded, a small page written, CPU seconds, median of {rounds} interleaved rounds): "
         f"encode {r['encode']:.3f} s, replay(text).save_html {r['save_html']:.3f} s",
-        f"  save_html / encode {r['ratio']:.1f}x (limit {RATIO_LIMIT:.0f}x); {ratio_ok}",
+        f"  save_html / encode {r['ratio']:.2f}x (limit {RATIO_LIMIT:.0f}x); {ratio_ok}",
         f"first call in a fresh Jupyter kernel (imports included; the vocabulary loaded before, {r['cold_vocabulary']:.3f} s, as encode has it; "
         f"median of {kernels}): replay(text).save_html {r['cold_cold']:.3f} s, encode {r['cold_encode']:.3f} s",
-        f"  first save_html / encode {r['cold_ratio']:.1f}x (limit {COLD_LIMIT:.0f}x); {cold_ok}",
+        f"  first save_html / encode {r['cold_ratio']:.2f}x (limit {COLD_LIMIT:.0f}x); {cold_ok}",
         f"  peak memory above the warm start (vocabulary loaded, a small page written): {max(0, r['peak'] - r['base']) / 1e6:.1f} MB = "
         f"{r['per_token']:.0f} B/token (VmHWM of a fresh process, median of {kernels}; limit {MEMORY_LIMIT}); {memory_ok}",
     ]
