@@ -43,18 +43,21 @@ the lints, the server modules and the static view not imported for a page) warm 
 6.6x, cold 18.3x and 16.4x, 159 and 157 B/token.
 
 The scanner's tables and the replay's folds (three runs each, 9 rounds, 3 kernels): before
-(be878e1) warm 7.1x, cold 16.1x, 161 B/token; after (796416d) warm 5.1x, 5.1x and 5.1x,
-cold 14.7x, 15.4x and 15.0x (13.4x to 15.7x over six runs: the imports vary most), 216 B/token. The vocabulary's fast-path tables are made for the
+(be878e1) warm 7.1x, cold 16.1x, 161 B/token; after (2419b86) warm 5.03x, 4.99x and 5.06x,
+cold 14.96x, 14.74x and 15.03x (12.8x to 15.7x over nine runs: the imports vary most), 209,
+207 and 216 B/token. The vocabulary's fast-path tables are made for the
 ids a stream holds, in one pass before it is fed (Scanner.meet), not for all 200k ids on first
 use (0.065 s of a first call; the process's peak is 26 MB lower, but the tables now grow
 during the page, above the warm start: the B/token figure rose); the trace reads the
 scanner's state as a tuple, not a frozen Snapshot a step; runs of body text are fed at once
 where the trace knows they end (Scanner.feed_run); the fold's Message records are made
-through their slots; the API view's parts are worked out once a message shape. Left: a first
+through their slots (and read their visibility in one call); the API view's parts are worked
+out once a message shape; the trace keeps its states as columns. Left: a first
 call pays about 0.2 s of imports before any work (numpy 0.06-0.09, ipywidgets and anywidget
-0.06-0.1, the package and json-repair 0.05), 6x encode by themselves; the warm page's 0.155 s
-is the text's encode 0.031, the trace 0.048 (the scanner fed 10k header and stop tokens one by
-one), the lints 0.030 (the whole scan's messages 0.014), the payload 0.020, the API view 0.016.
+0.06-0.1, the package and json-repair 0.05), 6x encode by themselves; the warm page's 0.15 s
+is the text's encode 0.030, the trace 0.047 (the scanner fed 10k header and stop tokens one by
+one), the lints 0.029 (the whole scan's messages 0.014), the payload 0.020, the API view 0.016,
+the collector's pass over what the page made 0.004.
 """
 
 from __future__ import annotations
