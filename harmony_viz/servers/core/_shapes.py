@@ -36,7 +36,7 @@ def responses_of_chat(chat: Mapping[str, Any], *, easy_messages: bool = False) -
     System and developer text become ``instructions``; an assistant turn becomes its reasoning item
     (``content: [{"type": "reasoning_text"}]``, which the reference reads, not ``summary``), its
     message and its ``function_call`` items; a tool message becomes a ``function_call_output``.
-    Tools are flattened, ``reasoning_effort`` is ``reasoning.effort``, ``response_format`` is ``text.format``.
+    Tools are flattened, ``reasoning_effort`` is ``reasoning.effort``, ``response_format`` is ``text.format`` (a json_schema one flattened, as Responses takes it).
     ``easy_messages`` writes a user's message without its item type (``{"role", "content"}``, the
     API's easy input message), as a replay sends it; every Responses server reads both.
     """
@@ -70,8 +70,12 @@ def responses_of_chat(chat: Mapping[str, Any], *, easy_messages: bool = False) -
         out["tools"] = tools
     if chat.get("reasoning_effort"):
         out["reasoning"] = {"effort": chat["reasoning_effort"]}
-    if chat.get("response_format"):
-        out["text"] = {"format": chat["response_format"]}
+    fmt = chat.get("response_format")
+    if fmt:
+        if isinstance(fmt, Mapping) and fmt.get("type") == "json_schema" and isinstance(fmt.get("json_schema"), Mapping):
+            # Responses takes a json_schema format flat ({type, name, schema, strict}); Chat nests it under json_schema
+            fmt = {"type": "json_schema", **fmt["json_schema"]}
+        out["text"] = {"format": fmt}
     return out
 
 
