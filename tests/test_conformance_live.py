@@ -36,7 +36,7 @@ def test_the_shipped_known_divergences_are_valid_and_name_real_cases() -> None:
 
     ids = {c.id for c in load_suite()}
     files = sorted(KNOWN_DIR.glob("*.jsonl"))
-    assert {f.stem for f in files} == {"llama.cpp", "sglang", "gpt-oss"}
+    assert {f.stem for f in files} == {"llama.cpp", "sglang", "gpt-oss", "vllm"}
     for f in files:
         known = read_known(f)
         assert known, f
