@@ -58,6 +58,18 @@ call pays about 0.2 s of imports before any work (numpy 0.06-0.09, ipywidgets an
 is the text's encode 0.030, the trace 0.047 (the scanner fed 10k header and stop tokens one by
 one), the lints 0.029 (the whole scan's messages 0.014), the payload 0.020, the API view 0.016,
 the collector's pass over what the page made 0.004.
+
+The first call at e8c44c1 (three runs: warm 5.14x, 5.21x, 5.13x; cold 13.6x, 12.7x, 12.8x;
+219 B/token), in a process that has imported IPython and ipykernel and loaded the vocabulary:
+imports 0.23 s (numpy 0.11, of which about 0.055 is OpenBLAS's worker thread spinning idle after
+numpy loads it, counted by the process's CPU time; ipywidgets and anywidget 0.065; the package
+0.053 over 51 modules; json-repair and jsonschema-rs 0.013, both used by this text), then the
+page 0.18 s (0.016 above a warm one). With OPENBLAS_NUM_THREADS=1 the same run reads cold 11.1x.
+numpy off the page path does not pay: the stdlib's bulk steps at 131k tokens (the ids' range
+check, their distinct ids and indices, a delta-coded column) take about 14 ms each here against
+0.1 to 0.8 ms with numpy, and the page takes about ten such steps (the trace's columns, the
+pieces of the whole scan, the payload's columns): a first call would gain little of the
+import's 0.11 s, and every warm page would pay it.
 """
 
 from __future__ import annotations
