@@ -16,7 +16,7 @@ from typing import Any
 
 from harmony_viz.findings import Unit
 from harmony_viz.scanner._events import ContentDelta, ContentKind, Event, MessageEnd, MessageStart, Terminator, ToolCallEnd, ToolCallStart
-from harmony_viz.scanner._visibility import _VISIBILITY, Visibility, is_assistants
+from harmony_viz.scanner._visibility import Visibility, is_assistants, is_visible, visibility
 
 # Roles the format defines; any other author (``functions.x``, ``browser.search``) is a tool.
 STANDARD_ROLES = frozenset({"system", "developer", "user", "assistant"})
@@ -61,13 +61,13 @@ class Message:
 
     @property
     def visibility(self) -> Visibility:
-        """``visible``, ``reasoning``, ``call`` or ``other``, by the one visibility rule (``visibility(kind)``, its table read here)."""
-        return _VISIBILITY.get(self.kind, "reasoning")  # the lints and the API view ask thousands of times a page
+        """``visible``, ``reasoning``, ``call`` or ``other``, by the one visibility rule."""
+        return visibility(self.kind)
 
     @property
     def is_visible(self) -> bool:
         """Assistant text a user would see (final text, preambles)."""
-        return self.role == "assistant" and _VISIBILITY.get(self.kind) == "visible"
+        return self.role == "assistant" and is_visible(self.kind)  # one call: the lints and the API view ask thousands of times a page
 
     @property
     def by_assistant(self) -> bool:
