@@ -285,11 +285,7 @@ class Scanner(Lexer, Recovery):
 
     def snapshot(self) -> Snapshot:
         """The state after the last feed, in O(1) (no copy of the stream)."""
-        m = self._m
-        if m is None:
-            role = self._hdr_role if self._state is HEADER else None
-            return Snapshot(self._state, self._preview, self._held_text, -1, role, None, None, None, None, self._nmsg, self._ndiag, self._pos)
-        return Snapshot(self._state, self._preview, self._held_text, self._msg, m.role, m.name, m.recipient, m.channel, m.content_type, self._nmsg, self._ndiag, self._pos)
+        return Snapshot(*self.state())
 
     def state(self) -> tuple[Any, ...]:
         """:meth:`snapshot`'s fields in order, as a plain tuple: what a trace reads after every step (``Snapshot(*state)`` is the snapshot).
