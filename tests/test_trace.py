@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -287,6 +289,49 @@ def test_build_rejects_ids_outside_the_vocabulary() -> None:
         Trace.build([200006, 300000], "token")
     with pytest.raises(ValueError, match="flat list of ids"):
         Trace.build([[1, 2]], "token")
+
+
+def test_build_reads_any_flat_sequence_of_ids_and_names_a_bad_one(xss_ids) -> None:
+    want = Trace.build(xss_ids, "token").steps[-1]
+    for given in (tuple(xss_ids), np.array(xss_ids, dtype=np.int64), np.array(xss_ids, dtype=np.uint32), [np.int64(t) for t in xss_ids]):
+        assert Trace.build(given, "token").steps[-1] == want, type(given)
+    with pytest.raises(ValueError, match=r"token 1 is 2\.5, not an integer id"):
+        Trace.build([200006, 2.5, 1], "token")
+    with pytest.raises(ValueError, match=r"token 0 is -1, outside"):
+        Trace.build([-1, 200006], "token")
+    with pytest.raises(ValueError, match=r"flat list of ids, got an array of shape \(2, 2\)"):
+        Trace.build(np.zeros((2, 2), dtype=np.int64), "token")
+
+
+@pytest.mark.parametrize("spec", ["token", "every:3", "chars:5", "server"])
+def test_the_numpy_views_are_the_columns_the_trace_keeps(enc, corpus_dir, spec: str) -> None:
+    """A trace keeps stdlib columns (runs of deltas as runs); the numpy views a caller asks for say the same."""
+    ids = enc.encode(finding5(corpus_dir, "cyberthreat-17")[-3000:], allowed_special="all")
+    trace = Trace.build(ids, spec)
+    assert trace.tokens.tolist() == ids == list(trace.ids) and trace.n_tokens == len(ids)
+    assert trace.ids[3:9] == ids[3:9]
+    assert trace.step_ends.tolist() == [s.end for s in trace.steps] == [trace.step_end(k) for k in range(trace.n_steps)]
+    d = trace.deltas
+    deltas = [e for s in trace.steps for e in s.events if isinstance(e, ContentDelta)]
+    assert len(deltas) == len(d) > 100
+    assert [trace.delta(i) for i in range(len(d))] == deltas
+    assert d.message.tolist() == [e.message for e in deltas]
+    assert list(zip(d.start.tolist(), d.end.tolist())) == [(e.start, e.end) for e in deltas]
+    steps = [s.index for s in trace.steps for e in s.events if isinstance(e, ContentDelta)]
+    assert d.step.tolist() == steps
+    assert [d.first_at(k) for k in range(trace.n_steps + 1)] == [sum(1 for s in steps if s < k) for k in range(trace.n_steps + 1)]
+    if spec == "token":
+        assert any(count > 1 for *_, count in d.units())  # runs kept as runs
+
+
+def test_a_page_is_written_without_numpy(tmp_path, corpus_dir) -> None:
+    """numpy is not loaded to write a page: its import (BLAS threads spinning included) costs a first call more than the page."""
+    src = tmp_path / "run.txt"
+    src.write_text(finding5(corpus_dir, "cyberthreat-17"), encoding="utf-8")
+    code = ("import sys, harmony_viz as hv; w = hv.replay(sys.argv[1]); w.save_html(sys.argv[2]); w.close(); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'numpy'))")
+    out = subprocess.run([sys.executable, "-c", code, str(src), str(tmp_path / "page.html")], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]" and (tmp_path / "page.html").stat().st_size > 10_000
 
 
 # ---- payload -----------------------------------------------------------------------

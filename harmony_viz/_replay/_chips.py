@@ -24,8 +24,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from harmony_viz.trace import Logprobs
 
 
@@ -66,6 +64,8 @@ def logprob_columns(lp: Logprobs | None, n: int) -> tuple[dict[str, Any], dict[s
 
     if lp is None or lp.n != n or lp.reported == 0:
         return {}, None
+    import numpy as np  # loaded already: the log-probs are numpy columns
+
     # the columns start at the first token with a log-prob: a capture's prompt costs nothing
     start = int(np.flatnonzero(~np.isnan(lp.value) | (lp.alt_ids >= 0).any(axis=1))[0])
     ids, values = lp.alt_ids[start:], lp.alt_values[start:]

@@ -34,7 +34,7 @@ class Lints:
 
     def of(self, trace: Trace) -> tuple[list[Diagnostic], str | None]:
         """``(diagnostics, error)``: the lint rules' findings on the trace's tokens (the scanner's are the trace's own), or why there are none."""
-        key = (trace.tokens.tobytes(), trace.role)
+        key = (trace.token_key(), trace.role)
         if key != self._key:
             self._key, self._found = key, run_lints(trace, role=trace.role, tools=self.tools)
         return self._found
@@ -49,15 +49,15 @@ def run_lints(ids: list[int] | Trace, *, role: str | None, tools: Any) -> tuple[
     """
     from harmony_viz._lint import ToolParseError, lint, lint_messages
 
-    if not (ids.tokens.size if isinstance(ids, Trace) else len(ids)):
+    if not (ids.n_tokens if isinstance(ids, Trace) else len(ids)):
         return [], None
     try:
         if not isinstance(ids, Trace):
             return lint(ids, role=role, tools=tools, scanner=False), None
         if ids.unit == "tokens":
             # the scan's diagnostics and the ids tell a prompt that hands over at <|start|>assistant (no completion)
-            return lint_messages(ids.scanned_messages(), role=role, tools=tools, scanned=[d for _step, d in ids.diagnostics], ids=ids.tokens), None
-        return lint(ids.tokens.tolist(), role=role, tools=tools, scanner=False), None
+            return lint_messages(ids.scanned_messages(), role=role, tools=tools, scanned=[d for _step, d in ids.diagnostics], ids=ids.ids), None
+        return lint(list(ids.ids), role=role, tools=tools, scanner=False), None
     except ToolParseError:
         raise
     except Exception as exc:  # a lint bug must not take the replay down with it
@@ -96,7 +96,7 @@ def server_findings(server: dict[str, Any] | None) -> list[tuple[Finding, str, t
 
 def stream_findings(trace: Trace, lints: Sequence[Diagnostic] = (), server: dict[str, Any] | None = None) -> list[Placed]:
     """Every finding of the stream placed on ``trace``, in the order they show; a lint that repeats a scanner diagnostic is the scanner's row."""
-    n = int(trace.tokens.size)
+    n = trace.n_tokens
 
     def clipped(span: tuple[int, int] | None) -> tuple[int, int] | None:
         if span is None or n == 0 or span[0] > n:

@@ -38,7 +38,7 @@ def payload(trace: Trace, server: dict[str, Any] | None = None, *, prompt_tokens
     its tokens (the scanner's, the lints' with ``tools`` or the prompt's own, the server and prompt lenses'; ``lints``
     keeps the lints of a stream across chunkings; ``api`` the trace's API views when already made), for the server lens the server tab's data and each check's fate
     of every token, and the model's log-probs when the stream has them (``_chips``: both as columns)."""
-    n = int(trace.tokens.size)
+    n = trace.n_tokens
     api_columns, api_meta = (api or ApiViews(trace, prompt_tokens=prompt_tokens)).page_data()
     fate_cols, fates_meta = fate_columns(server, n)
     lp_cols, lp_meta = logprob_columns(logprobs, n)
@@ -86,7 +86,7 @@ def _page_parts(trace: Trace, *, step: int = -1, title: str | None = None, serve
     traits = {"step": step, "selected": -1, "chunking": str(trace.chunking), "chunkings": list(PRESETS), "error": ""}
     what = name or "a token stream"
     heading = title or f"{what} · Harmony replay"
-    line = (f"A replay of {what}: {trace.tokens.size:,} tokens fed to the Harmony scanner {describe(trace.chunking)}, "
+    line = (f"A replay of {what}: {trace.n_tokens:,} tokens fed to the Harmony scanner {describe(trace.chunking)}, "
             f"{trace.n_steps - 1:,} steps, with the scanner's state, its events, its findings on the tokens, the conversation so far "
             "and the API view a streaming client would hold. Step with ←/→ (Shift: 10 steps), Home/End or the slider; Space plays; "
             "n / Shift+n go to the next / previous finding; hover or click a token for its card (Enter selects the last token fed, "
@@ -95,7 +95,7 @@ def _page_parts(trace: Trace, *, step: int = -1, title: str | None = None, serve
     css = (asset_text("replay_page.css") + "\n" + asset_text("widget.css")).replace("</", "<\\/")
     js = asset_text("standalone.js").replace("</script", "<\\/script")
     empty = (f'<p class="hv-page-line hv-page-empty" data-hv="empty-stream" role="status"><strong>{html.escape(EMPTY_STREAM)}</strong></p>\n'
-             if trace.tokens.size == 0 else "")
+             if trace.n_tokens == 0 else "")
     return [
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<meta name=\"generator\" content=\"harmony-viz {__version__}\">\n"

@@ -73,7 +73,7 @@ class ReplayWidget(anywidget.AnyWidget):
         trace = Trace.build(tokens, chunking, role=self._role)
         api = ApiViews(trace, prompt_tokens=self._prompt)
         # the browser builds the API view of any step from this payload: no round trip per step
-        logprobs = self._logprobs if self._logprobs is not None and self._logprobs.n == trace.tokens.size else None  # not a live recording's new tokens
+        logprobs = self._logprobs if self._logprobs is not None and self._logprobs.n == trace.n_tokens else None  # not a live recording's new tokens
         meta, columns = payload(trace, self._server, prompt_tokens=self._prompt, lints=self._lints, logprobs=logprobs, api=api)
         return trace, api, meta, columns
 

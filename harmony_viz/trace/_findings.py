@@ -21,8 +21,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from harmony_viz.findings import SEVERITIES, Finding, Severity
 
 if TYPE_CHECKING:
@@ -55,9 +53,9 @@ def token_span(trace: Trace, start: int, end: int) -> tuple[int, int]:
     if trace.unit == "tokens":
         return start, max(start, end)
     starts = trace.token_char_starts
-    n = int(trace.tokens.size)
-    a = min(int(np.searchsorted(starts, start, side="right")) - 1, n)
-    b = int(np.searchsorted(starts, end - 1, side="right")) if end > start else a
+    n = trace.n_tokens
+    a = min(bisect.bisect_right(starts, start) - 1, n)
+    b = bisect.bisect_right(starts, end - 1) if end > start else a
     return max(0, a), max(a, min(b, n))
 
 
@@ -83,7 +81,7 @@ class _Steps:
     def of(self, spans: Sequence[tuple[int, int] | None]) -> list[int]:
         """The step from which each span shows (one search of the steps for all of them)."""
         trace, last = self.trace, self.last
-        n = int(trace.tokens.size)
+        n = trace.n_tokens
         out = [last] * len(spans)
         rows, tokens = [], []
         for j, span in enumerate(spans):
@@ -96,14 +94,15 @@ class _Steps:
                 tokens.append(t)
         if not rows:
             return out
-        t = np.array(tokens, dtype=np.int64)
         if trace.unit == "chars":
-            unit_end, unit_t = trace.token_char_starts[t + 1], trace.token_char_starts[t]
+            char_starts = trace.token_char_starts.tolist()
+            unit_end, unit_t = [char_starts[t + 1] for t in tokens], [char_starts[t] for t in tokens]
         else:
-            unit_end, unit_t = t + 1, t
-        fed = np.minimum(np.searchsorted(trace.step_ends, unit_end, side="left"), last)
+            unit_end, unit_t = [t + 1 for t in tokens], tokens
+        step_ends = trace._ends
+        fed = [min(bisect.bisect_left(step_ends, u), last) for u in unit_end]
         starts, ends, ended = self.starts, self.ends, self.ended
-        for j, f, u in zip(rows, fed.tolist(), unit_t.tolist()):
+        for j, f, u in zip(rows, fed, unit_t):
             i = bisect.bisect_right(starts, u) - 1
             if i >= 0 and (ends[i] is None or u < ends[i]):
                 e = ended[i]

@@ -12,9 +12,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +39,8 @@ class Logprobs:
     @classmethod
     def from_rows(cls, n: int, rows: Iterable[tuple[int, float | None, Sequence[tuple[int, float]]]], source: str) -> Logprobs:
         """From ``(token, log p or None, [(alternative id, log p), ...])`` rows; tokens without a row have none."""
+        import numpy as np  # a stream with log-probs only: a page without them never loads numpy
+
         rows = [r for r in rows if 0 <= r[0] < n]
         k = max((len(alts) for _, _, alts in rows), default=0)
         value = np.full(n, np.nan, dtype=np.float32)
@@ -84,6 +87,8 @@ class Logprobs:
     @property
     def reported(self) -> int:
         """How many tokens have a log-prob."""
+        import numpy as np
+
         return int(np.count_nonzero(~np.isnan(self.value)))
 
     def alternatives(self, t: int) -> list[tuple[int, float]]:
@@ -92,6 +97,8 @@ class Logprobs:
 
     def shifted(self, offset: int, n: int) -> Logprobs:
         """The same log-probs over a stream of ``n`` tokens in which these start at ``offset``."""
+        import numpy as np
+
         value = np.full(n, np.nan, dtype=np.float32)
         ids = np.full((n, self.k), -1, dtype=np.int32)
         values = np.full((n, self.k), np.nan, dtype=np.float32)

@@ -15,18 +15,20 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import repeat
+from itertools import accumulate, chain
 from typing import TYPE_CHECKING, Any, NamedTuple, overload
-
-import numpy as np
 
 from harmony_viz.findings import Unit
 from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageStart, Snapshot, fold_messages
 from harmony_viz.trace._chunking import Chunking, parse_chunking, text_chunks, token_chunks
+from harmony_viz.trace._columns import Deltas, EachToken, TokenIds, TokenTable, read_tokens
 from harmony_viz.trace._gc import collecting_after
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from harmony_viz.trace._findings import Placed
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,25 +52,6 @@ class Step:
 assert dataclasses.fields(Snapshot)[-1].name == "position"
 
 
-@dataclass(frozen=True, slots=True)
-class Deltas:
-    """The content deltas of a trace as columns (one entry per delta, in order).
-
-    ``texts`` holds the text of each delta that differs from the text of its span (held
-    back, or rebuilt); ``kinds`` the kind of each delta that differs from its message's.
-    """
-
-    step: np.ndarray
-    message: np.ndarray
-    start: np.ndarray
-    end: np.ndarray
-    texts: dict[int, str]
-    kinds: dict[int, str]
-
-    def __len__(self) -> int:
-        return int(self.step.size)
-
-
 class Rare(NamedTuple):
     """An event other than a content delta, with its step and the number of deltas before it."""
 
@@ -78,28 +61,6 @@ class Rare(NamedTuple):
 
 
 _new_named = tuple.__new__  # Rare(step, after, event), a ContentDelta, without the call through its __new__: thousands a trace
-
-
-class _Tokens:
-    """The stream's distinct ids with their bytes and text, and each token as an index into them."""
-
-    def __init__(self, ids: np.ndarray) -> None:
-        from harmony_viz.tokens import N_VOCAB, encoding
-
-        enc = encoding()
-        # np.unique(ids, return_inverse=True) without its sort: ids are below N_VOCAB (checked by the caller)
-        seen = np.zeros(N_VOCAB, dtype=bool)
-        seen[ids] = True
-        self.ids = np.flatnonzero(seen).astype(ids.dtype)
-        where = np.zeros(N_VOCAB, dtype=np.int32)
-        where[self.ids] = np.arange(self.ids.size, dtype=np.int32)
-        self.inverse = where[ids]  # 32-bit (np.unique's are 64)
-        self.bytes = list(map(enc.decode_single_token_bytes, self.ids.tolist()))
-        self.text = list(map(bytes.decode, self.bytes, repeat("utf-8"), repeat("replace")))
-
-    def per_token(self) -> list[bytes]:
-        vb = self.bytes
-        return [vb[i] for i in self.inverse.tolist()]
 
 
 class _Recorder:
@@ -157,9 +118,10 @@ class _Recorder:
         if now[-1] != end:
             self.positions[step] = now[-1]
 
-    def feed_tokens(self, ids: list[int], ends: Sequence[int], slow: Sequence[int]) -> None:
+    def feed_tokens(self, ids: list[int], ends: Sequence[int], slow: bytes) -> None:
         """Feed the chunks ending at ``ends``; runs of one-token steps of body text go through ``Scanner.feed_run``, each
-        ending at a longer chunk or at the next of ``slow`` (the tokens off the scanner's fast path, see ``Scanner.meet``).
+        ending at a longer chunk or at the next token marked in ``slow`` (a byte a token, 1 for a token off the scanner's
+        fast path, see ``Scanner.meet``).
         The other steps are :meth:`record`'s work, written out in the loop (a 131k-token stream has about 10k of them).
         """
         scanner = self.scanner
@@ -170,7 +132,7 @@ class _Recorder:
         last_state, n_deltas = self.last_state, self.n_deltas
         n_steps = len(ends)
         # the chunks longer than one token, by number: one-token chunks from k run up to the next of them
-        longer: list[int] = [] if type(ends) is range else np.flatnonzero(np.diff(np.asarray(ends), prepend=0) != 1).tolist()
+        longer: list[int] = [] if type(ends) is range else [k for k, (a, b) in enumerate(zip(chain((0,), ends), ends)) if b - a != 1]
         k, start = 0, 0  # chunk k feeds ids[start:ends[k]] and is step k + 1
         stop = -1  # chunks k..stop - 1 are one token each
         while k < n_steps:
@@ -180,8 +142,10 @@ class _Recorder:
                 if stop <= k:
                     i = bisect.bisect_right(longer, k)
                     stop = longer[i] if i < len(longer) else n_steps
-                i = bisect.bisect_left(slow, start)
-                limit = min(slow[i] if i < len(slow) else len(ids), start + stop - k)  # a run ends at a token off the fast path
+                limit = start + stop - k  # a run ends at a longer chunk, or at a token off the fast path
+                i = slow.find(1, start, limit)
+                if i >= 0:
+                    limit = i
                 n, message, kind = feed_run(limit - start) if limit > start else (0, -1, "")  # none: a stop token, fed below
                 if n:
                     runs.append((n_deltas, k + 1, start, n, message))
@@ -226,24 +190,7 @@ class _Recorder:
             self.record(step, end, feed(piece))
 
     def deltas(self) -> Deltas:
-        """The delta columns, the runs laid out between the deltas recorded one by one."""
-        singles = [np.frombuffer(a, dtype=np.int32) for a in (self.d_step, self.d_message, self.d_start, self.d_end)]
-        if not self.runs:
-            return Deltas(*singles, self.texts, self.kinds)
-        first, step, start, length, message = np.array(self.runs, dtype=np.int32).T  # 32-bit, as the columns: a third of the memory
-        # the k-th delta of all runs is the (k - deltas of the runs before)-th of its run: each column is a run's first value plus that
-        before = np.cumsum(length, dtype=np.int32) - length
-        k = np.arange(int(length.sum()), dtype=np.int32)
-        at = k + np.repeat(first - before, length)  # its number among all deltas
-        one_by_one = np.ones(self.n_deltas, dtype=bool)
-        one_by_one[at] = False
-        columns = []
-        for single, base in zip(singles, (step, None, start, start + 1)):
-            column = np.empty(self.n_deltas, dtype=np.int32)
-            column[at] = np.repeat(message, length) if base is None else k + np.repeat(base - before, length)
-            column[one_by_one] = single
-            columns.append(column)
-        return Deltas(*columns, self.texts, self.kinds)
+        return Deltas((self.d_step, self.d_message, self.d_start, self.d_end), tuple(self.runs), self.n_deltas, self.texts, self.kinds)
 
 
 @dataclass(frozen=True, eq=False)
@@ -257,17 +204,16 @@ class Trace:
     [0, 0, 0, 2, 1, 1, 0]
     """
 
-    tokens: np.ndarray
     chunking: Chunking
     text: str | None
     role: str | None
-    step_ends: np.ndarray = field(repr=False)
+    _ends: array | EachToken = field(repr=False)  # each step's end, 32-bit (see step_ends)
     deltas: Deltas = field(repr=False)
     rare: tuple[Rare, ...] = field(repr=False)
     _snap_steps: tuple[int, ...] = field(repr=False)
     _state_columns: tuple[tuple[Any, ...], ...] = field(repr=False)  # each Snapshot field but position, at each of _snap_steps
     _positions: dict[int, int] = field(repr=False)
-    _vocab: _Tokens = field(repr=False)
+    _vocab: TokenTable = field(repr=False)
 
     @classmethod
     @collecting_after
@@ -284,55 +230,79 @@ class Trace:
         message (no ``<|start|>`` header of its own).
         """
         from harmony_viz.scanner import Scanner
-        from harmony_viz.tokens import N_VOCAB, check_ids
 
         chunking = parse_chunking(chunking)
-        packed = None
-        if type(tokens) is list:
-            try:
-                packed = array("q", tokens)  # integers only (anything with __index__), in one pass
-            except (TypeError, OverflowError):
-                pass  # floats, nested lists, huge numbers: numpy says what is wrong, as for any other sequence
-        ids = np.frombuffer(packed, dtype=np.int64) if packed is not None else np.asarray(tokens, dtype=np.int64)
-        if ids.ndim != 1:
-            raise ValueError(f"tokens must be a flat list of ids, got an array of shape {ids.shape}")
-        if ids.size and (ids.min() < 0 or ids.max() >= N_VOCAB):
-            check_ids(ids.tolist())  # raises, naming the first bad id
-        ids = ids.astype(np.int32)
-        vocab = _Tokens(ids)
+        by_token = chunking.unit == "tokens"
+        # every id met before it is fed (Scanner.meet): which tokens end runs of body text
+        ids, vocab = read_tokens(tokens, Scanner.meet if by_token else None)
         scanner = Scanner(role=role) if role is not None else Scanner()
         text: str | None = None
-        if chunking.unit == "tokens":
-            # the caller's list when it is one of integers (ids as Python ints are 36 bytes each: not twice)
-            id_list = tokens if packed is not None and ids.size else ids.tolist()
-            vb, vt = vocab.bytes, vocab.text
-            takes_fast = np.array(Scanner.meet(vocab.ids.tolist(), vb), dtype=bool)  # every id met before it is fed
-            slow = np.flatnonzero(~takes_fast[vocab.inverse]).tolist()  # where runs of body text end
-            inverse = array("i")
-            inverse.frombytes(vocab.inverse.tobytes())  # 4 bytes a token, read as Python ints
+        step_ends = array("i", [0])
+        if by_token:
+            vb, tt, inverse = vocab.bytes, vocab.token_text, vocab.inverse
 
             def unit_text(a: int, b: int) -> str:
                 if b - a == 1:
-                    return vt[inverse[a]]
+                    return tt[a]
                 return b"".join([vb[i] for i in inverse[a:b]]).decode("utf-8", errors="replace")
 
             rec = _Recorder(scanner, unit_text)
-            ends = token_chunks(len(id_list), chunking)
-            rec.feed_tokens(id_list, ends, slow)
-            step_ends = np.zeros(len(ends) + 2, dtype=np.int32)
-            step_ends[1:-1] = np.arange(1, len(ends) + 1) if type(ends) is range else ends  # a range, item by item, costs 15 ms at 131k
+            ends = token_chunks(len(ids), chunking)
+            rec.feed_tokens(ids, ends, vocab.slow)
+            vocab.slow = b""  # read by the feed only
+            if ends == range(1, len(ids) + 1):  # one token a step: 0, 1, ..., n, n (131k ints would take 6 ms to make)
+                step_ends = EachToken(len(ids))
+            else:
+                step_ends.extend(ends)
+                step_ends.append(step_ends[-1])  # the end of the stream feeds nothing
         else:
             per_token = vocab.per_token()
             text = b"".join(per_token).decode("utf-8", errors="replace")
             rec = _Recorder(scanner, lambda a, b: text[a:b])
             pieces = text_chunks(text, per_token, chunking)
             rec.feed_text(pieces)
-            step_ends = np.zeros(len(pieces) + 2, dtype=np.int32)
-            step_ends[1:-1] = np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)))
-        step_ends[-1] = step_ends[-2]  # the end of the stream feeds nothing
-        rec.record(step_ends.size - 1, int(step_ends[-1]), scanner.flush())
-        return cls(ids, chunking, text, role, step_ends, rec.deltas(), tuple(rec.rare),
+            step_ends.extend(accumulate(map(len, pieces)))
+            step_ends.append(step_ends[-1])
+        rec.record(len(step_ends) - 1, step_ends[-1], scanner.flush())
+        return cls(chunking, text, role, step_ends, rec.deltas(), tuple(rec.rare),
                    tuple(rec.snap_steps), tuple(zip(*rec.states)), rec.positions, vocab)
+
+    @cached_property
+    def tokens(self) -> np.ndarray:
+        """The stream's token ids, as a numpy column (made when first asked for: a page reads :attr:`n_tokens` and the ids' indices)."""
+        import numpy as np
+
+        v = self._vocab
+        if not v.inverse:
+            return np.zeros(0, dtype=np.int32)
+        return np.asarray(v.ids, dtype=np.int32)[np.frombuffer(v.inverse, dtype=f"u{v.inverse.itemsize}")]
+
+    @property
+    def ids(self) -> Sequence[int]:
+        """The stream's token ids as a plain sequence, read through its distinct ids (no numpy, no list made)."""
+        return TokenIds(self._vocab)
+
+    @property
+    def n_tokens(self) -> int:
+        """How many tokens the stream has."""
+        return len(self._vocab.inverse)
+
+    def token_key(self) -> tuple[tuple[int, ...], bytes]:
+        """What tells streams apart: two traces' keys are equal exactly when their token ids are."""
+        return tuple(self._vocab.ids), self._vocab.inverse.tobytes()
+
+    @cached_property
+    def step_ends(self) -> np.ndarray:
+        """Each step's end, in input units (tokens, or characters of :attr:`text`): a numpy column, made when first asked for."""
+        import numpy as np
+
+        if isinstance(self._ends, EachToken):
+            return np.append(np.arange(self._ends.n + 1, dtype=np.int32), np.int32(self._ends.n))
+        return np.frombuffer(self._ends, dtype=np.int32).copy()
+
+    def step_end(self, k: int) -> int:
+        """Where step ``k``'s chunk ends: the input units (tokens, or characters of :attr:`text`) fed by then."""
+        return self._ends[k]
 
     @property
     def unit(self) -> Unit:
@@ -341,7 +311,7 @@ class Trace:
 
     @property
     def n_steps(self) -> int:
-        return int(self.step_ends.size)
+        return len(self._ends)
 
     @property
     def steps(self) -> Steps:
@@ -368,16 +338,15 @@ class Trace:
 
         return encoding().decode_single_token_bytes(token_id)
 
-    def distinct_tokens(self) -> tuple[np.ndarray, np.ndarray, list[bytes]]:
-        """``(ids, index, bytes)``: the distinct ids in order, each token as an index into them, and their bytes."""
+    def distinct_tokens(self) -> tuple[list[int], array, list[bytes]]:
+        """``(ids, index, bytes)``: the distinct ids ascending, each token as an index into them (an unsigned array), and their bytes."""
         return self._vocab.ids, self._vocab.inverse, self._vocab.bytes
 
     def unit_text(self, start: int, end: int) -> str:
         """The text of input span ``start:end`` (tokens decoded, or characters of :attr:`text`)."""
         if self.text is not None:
             return self.text[start:end]
-        vb = self._vocab.bytes
-        return b"".join(vb[i] for i in self._vocab.inverse[start:end].tolist()).decode("utf-8", errors="replace")
+        return b"".join(map(self._vocab.bytes.__getitem__, self._vocab.inverse[start:end])).decode("utf-8", errors="replace")
 
     # ---------------------------------------------------------------- steps, rebuilt on demand
 
@@ -388,24 +357,24 @@ class Trace:
             k += n
         if not 0 <= k < n:
             raise IndexError(f"step {k} is out of range: this trace has steps 0 to {n - 1}")
-        end = int(self.step_ends[k])
-        start = int(self.step_ends[k - 1]) if 0 < k < n - 1 else end
+        end = self._ends[k]
+        start = self._ends[k - 1] if 0 < k < n - 1 else end
         flush = k == n - 1 and k > 0
         if self.text is not None:
             chunk: str | tuple[int, ...] = "" if flush or k == 0 else self.text[start:end]
         else:
-            chunk = () if flush or k == 0 else tuple(self.tokens[start:end].tolist())
+            chunk = () if flush or k == 0 else tuple(map(self._vocab.ids.__getitem__, self._vocab.inverse[start:end]))
         return Step(k, start, end, chunk, tuple(self._events_between(k, k)), self._snapshot(k), flush=flush)
 
     def _snapshot(self, k: int) -> Snapshot:
         j = bisect.bisect_right(self._snap_steps, k) - 1  # columns, not a tuple a change: 9k fewer objects for the collector
-        return Snapshot(*[column[j] for column in self._state_columns], self._positions.get(k, int(self.step_ends[k])))
+        return Snapshot(*[column[j] for column in self._state_columns], self._positions.get(k, self._ends[k]))
 
-    def positions(self) -> np.ndarray | None:
+    def positions(self) -> array | None:
         """Each step's snapshot ``position``, or None when it is always what was fed (the step's end)."""
         if not self._positions:
             return None
-        out = self.step_ends.copy()
+        out = array("i", self._ends) if isinstance(self._ends, array) else array("i", self.step_ends.tobytes())
         for k, pos in self._positions.items():
             out[k] = pos
         return out
@@ -420,8 +389,12 @@ class Trace:
 
     def delta(self, i: int) -> ContentDelta:
         """Content delta ``i`` (in stream order) as the scanner sent it."""
+        if not 0 <= i < self.deltas.n:
+            raise IndexError(f"delta {i} is out of range: this trace has {self.deltas.n}")
+        return self._delta(*next(self.deltas.each(i, i + 1)))
+
+    def _delta(self, i: int, step: int, message: int, start: int, end: int) -> ContentDelta:
         d = self.deltas
-        start, end, message = int(d.start[i]), int(d.end[i]), int(d.message[i])
         text = d.texts.get(i)
         if text is None:
             text = self.unit_text(start, end)
@@ -432,9 +405,10 @@ class Trace:
 
     def _stepped_events(self, first: int, last: int) -> Iterator[tuple[int, Event]]:
         """``(step, event)`` for every event of steps ``first..last``, in the order the scanner sent them."""
-        steps = self.deltas.step
+        deltas = self.deltas
         # the deltas of steps first..last: their steps grow with their number (two searches, not an offset for every step)
-        d, d1 = int(steps.searchsorted(first, side="left")), int(steps.searchsorted(last + 1, side="left"))
+        d, d1 = deltas.first_at(first), deltas.first_at(last + 1)
+        each = deltas.each(d, d1)
         r = bisect.bisect_left(self._rare_steps, first)
         r1 = bisect.bisect_right(self._rare_steps, last)
         while d < d1 or r < r1:
@@ -443,7 +417,8 @@ class Trace:
                 yield self.rare[r].step, self.rare[r].event
                 r += 1
             else:
-                yield int(steps[d]), self.delta(d)
+                row = next(each)
+                yield row[1], self._delta(*row)
                 d += 1
 
     def events(self, until: int | None = None, *, since: int = 0) -> list[Event]:
@@ -501,51 +476,45 @@ class Trace:
         return out
 
     def _scan_pieces(self) -> list[tuple[int, ContentDelta]]:
-        """``(first delta, delta)`` for each run of deltas one scan of the whole stream gives as one."""
+        """``(first delta, delta)`` for each run of deltas one scan of the whole stream gives as one.
+
+        Read from the deltas' units (:meth:`Deltas.units`), not delta by delta: nothing parts the
+        deltas of a run (one message, contiguous, no event between them: the scanner was fed
+        plain body text), so a piece begins only where a unit does.
+        """
         d = self.deltas
-        n = len(d)
-        if not n:
+        if not d.n:
             return []
-        message, start, end = d.message, d.start, d.end
-        cut = np.ones(n, dtype=bool)  # a piece of the whole scan begins at this delta
-        cut[1:] = (message[1:] != message[:-1]) | (start[1:] != end[:-1])
-        after = np.fromiter((r.after for r in self.rare), dtype=np.int64, count=len(self.rare))
-        cut[after[after < n]] = True  # an event between two deltas parts them
-        # and so does the end of the whole scan's one feed: what the flush releases (held-back text) is a piece of its own
-        flushed = int(d.step.searchsorted(self.n_steps - 1, side="left"))
-        if flushed < n:
-            cut[flushed] = True
-        firsts = np.flatnonzero(cut)
-        lasts = np.append(firsts[1:], n) - 1
-        # one-token deltas not rebuilt are their tokens' texts: a piece is those joined, the others' texts between
-        plain = end - start == 1
-        if d.texts:
-            plain[np.fromiter(d.texts, dtype=np.int64, count=len(d.texts))] = False
-        others = np.flatnonzero(~plain)
-        bounds = np.searchsorted(others, firsts).tolist() + [others.size]
-        others_list = others.tolist()
-        token_text = np.array(self._vocab.text, dtype=object)[self._vocab.inverse].tolist()
-        out = []
-        for k, (first, m, a, b) in enumerate(zip(firsts.tolist(), message[firsts].tolist(), start[firsts].tolist(), end[lasts].tolist())):
-            if bounds[k] == bounds[k + 1]:
-                piece = "".join(token_text[a:b])
-            else:
-                texts, at = [], a
-                for i in others_list[bounds[k] : bounds[k + 1]]:
-                    s0, s1 = int(start[i]), int(end[i])
-                    texts.append("".join(token_text[at:s0]))
-                    text = d.texts.get(i)
-                    texts.append(self.unit_text(s0, s1) if text is None else text)
-                    at = s1
-                texts.append("".join(token_text[at:b]))
-                piece = "".join(texts)
-            kind = d.kinds.get(first) or self._kind_of.get(m, "other")
-            out.append((first, _new_named(ContentDelta, (m, kind, piece, a, b))))
+        cuts = {r.after for r in self.rare}  # an event between two deltas parts them
+        last_step = self.n_steps - 1  # the flush: what it releases (held-back text) is a piece of its own, as in the one feed
+        tt, texts, kinds, kind_of = self._vocab.token_text, d.texts, d.kinds, self._kind_of
+        out: list[tuple[int, ContentDelta]] = []
+        parts: list[str] = []
+        first = m = a = at = b = -1
+        flushed = False
+        for i, step, message, start, end, count in d.unit_list():
+            if message != m or start != b or i in cuts or (step >= last_step and not flushed):
+                if first >= 0:
+                    parts.append("".join(tt[at:b]))
+                    out.append((first, _new_named(ContentDelta, (m, kinds.get(first) or kind_of.get(m, "other"), "".join(parts), a, b))))
+                first, m, a, at = i, message, start, start
+                parts = []
+                flushed = flushed or step >= last_step
+            if count == 1 and (end - start != 1 or i in texts):  # rebuilt or held back: its own text, not its token's
+                parts.append("".join(tt[at:start]))
+                text = texts.get(i)
+                parts.append(self.unit_text(start, end) if text is None else text)
+                at = end
+            b = end
+        parts.append("".join(tt[at:b]))
+        out.append((first, _new_named(ContentDelta, (m, kinds.get(first) or kind_of.get(m, "other"), "".join(parts), a, b))))
         return out
 
     @cached_property
     def _deltas_by_message(self) -> tuple[np.ndarray, np.ndarray]:
         """``(order, messages)``: delta numbers sorted by message (stream order kept within one), and their messages."""
+        import numpy as np
+
         order = np.argsort(self.deltas.message, kind="stable")
         return order, self.deltas.message[order]
 
@@ -555,6 +524,8 @@ class Trace:
         last = self.n_steps - 1 if until is None else until
         # the message's deltas by bisection, not a pass over every delta per call; steps grow
         # with the delta number, so those up to ``last`` are a prefix of them
+        import numpy as np
+
         order, messages = self._deltas_by_message
         own = order[np.searchsorted(messages, message, side="left") : np.searchsorted(messages, message, side="right")]
         picked = own[: int(np.searchsorted(d.step[own], last, side="right"))]

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
-from operator import attrgetter
+import sys
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain, compress
+from operator import attrgetter, itemgetter, ne, sub
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from harmony_viz.findings import SEVERITIES
 from harmony_viz.scanner import CONTENT_KINDS, Message, Snapshot, visibility
@@ -30,6 +32,8 @@ from harmony_viz.tokens import FIRST_SPECIAL
 from harmony_viz.trace._findings import SOURCES
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from harmony_viz.trace._findings import Placed
     from harmony_viz.trace._model import Rare, Trace
 
@@ -45,8 +49,11 @@ _MESSAGE_STRS = ("role", "name", "recipient", "channel", "content_type", "kind",
 _EVENT_TYPES = ("MessageStart", "ToolCallStart", "ToolCallEnd", "MessageEnd", "Diagnostic")
 
 
-def _smallest(values: np.ndarray) -> str:
-    lo, hi = (int(values.min()), int(values.max())) if values.size else (0, 0)
+_CODES = {"u1": "B", "i1": "b", "u2": "H", "i2": "h", "u4": "I", "i4": "i"}  # the array module's, for each column type, in _DTYPES' order
+assert all(array(c).itemsize == int(name[1]) for name, c in _CODES.items())
+
+
+def _smallest(lo: int, hi: int) -> str:
     for name, a, b in _DTYPES:
         if a <= lo and hi <= b:
             return name
@@ -60,14 +67,40 @@ class _Columns:
         self.descriptors: list[dict[str, Any]] = []
 
     def add(self, name: str, values: Any, *, delta: bool = False, dtype: str | None = None) -> None:
-        if isinstance(values, np.ndarray) and values.dtype.kind == "f":  # floats (log-probs) as IEEE halves or singles, as given
+        """A column of integers (a list, an array, a numpy column) in the smallest type that holds them, or of floats as given."""
+        if hasattr(values, "dtype"):  # a numpy column (log-probs, a caller's): numpy is loaded already
+            self._add_numpy(name, values, delta, dtype)
+            return
+        if delta and len(values):
+            values = list(map(sub, values, chain((0,), values)))  # each as its step from the one before (the first from 0)
+        if dtype is None:
+            # the smallest type that holds them is the first the array module takes them in (its own range check, in C)
+            for dt, code in _CODES.items():
+                try:
+                    column = array(code, values)
+                except OverflowError:
+                    continue
+                self._append(name, _little(column), dt, len(column), delta)
+                return
+        self.add_ints(name, values, (min(values), max(values)) if len(values) else (0, 0), delta=delta, dtype=dtype)
+
+    def add_ints(self, name: str, values: Iterable[int], bounds: tuple[int, int], *, delta: bool, dtype: str | None = None) -> None:
+        """A column of integers as they are (already delta-coded when ``delta``), whose least and greatest are ``bounds``."""
+        dt = dtype or _smallest(*bounds)
+        column = values if isinstance(values, array) and values.typecode == _CODES[dt] else array(_CODES[dt], values)
+        self._append(name, _little(column), dt, len(column), delta)
+
+    def _add_numpy(self, name: str, values: np.ndarray, delta: bool, dtype: str | None) -> None:
+        import numpy as np
+
+        if values.dtype.kind == "f":  # floats (log-probs) as IEEE halves or singles, as given
             dt = "f2" if values.dtype.itemsize <= 2 else "f4"
             self._append(name, values.astype("<" + dt).reshape(-1).tobytes(), dt, int(values.size), False)
             return
         arr = np.asarray(values, dtype=np.int64).reshape(-1)
         if delta and arr.size:
             arr = np.diff(arr, prepend=0)
-        dt = dtype or _smallest(arr)
+        dt = dtype or (_smallest(int(arr.min()), int(arr.max())) if arr.size else _smallest(0, 0))
         self._append(name, arr.astype("<" + dt).tobytes(), dt, int(arr.size), delta)
 
     def add_bytes(self, name: str, raw: bytes) -> None:
@@ -78,6 +111,14 @@ class _Columns:
         pad = (-len(raw)) % 4  # keep every column 4-byte aligned
         self.parts.append(raw + b"\0" * pad)
         self.size += len(raw) + pad
+
+
+def _little(column: array) -> bytes:
+    """The column's bytes, little-endian as the browser reads them."""
+    if sys.byteorder == "big":
+        column = array(column.typecode, column)
+        column.byteswap()
+    return column.tobytes()
 
 
 class _Strings:
@@ -135,7 +176,7 @@ def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None, findi
         "version": FORMAT_VERSION,
         "unit": trace.unit,
         "chunking": str(trace.chunking),
-        "n_tokens": int(trace.tokens.size),
+        "n_tokens": trace.n_tokens,
         "n_steps": trace.n_steps,
         "n_messages": len(trace.headers),
         "columns": cols.descriptors,
@@ -155,14 +196,19 @@ def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None, findi
     return meta, b"".join(cols.parts)
 
 
-def _tokens(trace: Trace, cols: _Columns) -> np.ndarray:
+def _tokens(trace: Trace, cols: _Columns) -> list[int]:
     """The stream's distinct tokens (ids, bytes) and each token as an index among them; the steps' ends. Returns the distinct ids."""
     uniq, inverse, vocab = trace.distinct_tokens()
     cols.add("vocab_ids", uniq, dtype="u4")
-    cols.add("vocab_offsets", np.concatenate([[0], np.cumsum([len(b) for b in vocab])]).astype(np.int64), delta=True)
+    lengths = list(map(len, vocab))  # the offsets' steps: the column of offsets delta-coded
+    cols.add_ints("vocab_offsets", [0, *lengths], (0, max(lengths, default=0)), delta=True)
     cols.add_bytes("vocab_bytes", b"".join(vocab))
-    cols.add("tokens", inverse)
-    cols.add("step_ends", trace.step_ends, delta=True)
+    cols.add_ints("tokens", inverse, (0, len(uniq) - 1) if len(inverse) else (0, 0), delta=False)
+    ends, n = trace._ends, trace.n_tokens
+    if trace.unit == "tokens" and len(ends) == n + 2 and ends[-1] == n:  # one token a step (chunks are never empty): 0, 1, ..., 1, 0
+        cols.add_ints("step_ends", array("B", b"\0" + b"\1" * n + b"\0"), (0, min(n, 1)), delta=True)
+    else:
+        cols.add("step_ends", ends, delta=True)
     if trace.unit == "chars":
         # the text itself is not sent: the browser decodes it from the token bytes it already has
         cols.add("token_chars", trace.token_char_starts, delta=True)
@@ -170,14 +216,33 @@ def _tokens(trace: Trace, cols: _Columns) -> np.ndarray:
 
 
 def _deltas(trace: Trace, cols: _Columns) -> None:
-    """The content deltas: step and message delta-coded, each span as its gap from the previous one and its length."""
+    """The content deltas: step and message delta-coded, each span as its gap from the previous one and its length.
+
+    Written from the deltas' units (``Deltas.units``): after a run's first delta, each of its
+    deltas is one step on, in the same message, right after the one before, one token long.
+    """
     d = trace.deltas
-    starts, ends = d.start, d.end
-    cols.add("delta.step", d.step, delta=True)
-    cols.add("delta.message", d.message, delta=True)
-    # starts coded against the previous delta's end: contiguous deltas become zeros
-    cols.add("delta.gap", starts - np.concatenate([[0], ends[:-1]]) if starts.size else starts)
-    cols.add("delta.len", ends - starts)
+    units = d.unit_list()
+    firsts, steps, messages, starts, ends, counts = ([u[k] for u in units] for k in range(6))
+    firsts_end = [s + 1 if c > 1 else e for s, e, c in zip(starts, ends, counts)]  # a unit's first delta's end
+    before_end = [0, *ends[:-1]]  # where the delta before each unit ends
+    runs = any(c > 1 for c in counts)
+    for name, heads, fill, delta in (("delta.step", list(map(sub, steps, chain((0,), [s + c - 1 for s, c in zip(steps, counts)]))), 1, True),
+                                     ("delta.message", list(map(sub, messages, chain((0,), messages))), 0, True),
+                                     ("delta.gap", list(map(sub, starts, before_end)), 0, False),
+                                     ("delta.len", list(map(sub, firsts_end, starts)), 1, False)):
+        bounds = _bounds(heads, fill if runs else None)
+        code = _CODES[_smallest(*bounds)]
+        column = array(code, [fill]) * d.n  # a run's deltas after its first, then each unit's first written over
+        for i, v in zip(firsts, heads):
+            column[i] = v
+        cols.add_ints(name, column, bounds, delta=delta)
+
+
+def _bounds(values: list[int], also: int | None) -> tuple[int, int]:
+    if also is not None:
+        values = [*values, also]
+    return (min(values), max(values)) if values else (0, 0)
 
 
 def _events(rare: Sequence[Rare], cols: _Columns) -> list[str]:
@@ -185,18 +250,20 @@ def _events(rare: Sequence[Rare], cols: _Columns) -> list[str]:
     its other fields as an index into interned JSON (most repeat: terminators, headers), which is returned."""
     steps, after, events = zip(*rare) if rare else ((), (), ())
     shapes = {kind: _shape_of(kind) for kind in dict.fromkeys(map(type, events))}
-    number = np.fromiter(map({kind: shape[0] for kind, shape in shapes.items()}.__getitem__, map(type, events)), np.int64, len(events))
-    message, extra = np.full(len(events), -1, dtype=np.int64), np.full(len(events), None, dtype=object)
+    number = list(map({kind: shape[0] for kind, shape in shapes.items()}.__getitem__, map(type, events)))
+    message: list[int] = [-1] * len(events)
+    extra: list[str | None] = [None] * len(events)
     for n, get, names, m in shapes.values():
-        at = np.flatnonzero(number == n)
-        messages, texts = _own_fields(list(map(get, map(events.__getitem__, at.tolist()))), names, m)
-        message[at] = messages
-        extra[at] = np.fromiter(texts, dtype=object, count=len(texts))
-    starts = np.fromiter(map(attrgetter("start"), events), dtype=np.int64, count=len(events))  # a Diagnostic's are its span's
-    ends = np.fromiter(map(attrgetter("end"), events), dtype=np.int64, count=len(events))
+        at = list(compress(range(len(number)), map(n.__eq__, number)))  # the events of this type
+        messages, texts = _own_fields(list(map(get, map(events.__getitem__, at))), names, m)
+        for i, v, t in zip(at, messages, texts):
+            message[i] = v
+            extra[i] = t
+    starts = list(map(attrgetter("start"), events))  # a Diagnostic's are its span's
+    lengths = list(map(sub, map(attrgetter("end"), events), starts))
     extras = _Strings()
     for name, values, delta in (("step", steps, True), ("after", after, True), ("start", starts, True), ("type", number, False),
-                                ("message", message, False), ("len", ends - starts, False), ("extra", extras.all(extra.tolist()), False)):
+                                ("message", message, False), ("len", lengths, False), ("extra", extras.all(extra), False)):
         cols.add(f"event.{name}", values, delta=delta)
     return extras.items
 
@@ -257,7 +324,7 @@ def _findings(cols: _Columns, findings: Sequence[Placed], error: str | None) -> 
 def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str]:
     """Each snapshot field as two columns listing only the steps where it changed."""
     kinds: dict[str, str] = {}
-    at = np.asarray(trace._snap_steps)  # the steps where a field other than position changed, and the state there
+    at = trace._snap_steps  # the steps where a field other than position changed, and the state there
     columns = dict(zip(_STATE_FIELDS, trace._state_columns))
     for name in _SNAPSHOT_FIELDS:
         if name == "position":
@@ -265,7 +332,7 @@ def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str
             if positions is None:
                 kinds[name] = "fed"  # the usual case: position is what was fed, no column needed
                 continue
-            steps, values = _changes(np.arange(positions.size), positions)
+            steps, values = _changes(range(len(positions)), positions)
             cols.add(f"snap.{name}.step", steps, delta=True)
             cols.add(f"snap.{name}.value", values)
             kinds[name] = "int"
@@ -279,14 +346,15 @@ def _snapshots(trace: Trace, cols: _Columns, strings: _Strings) -> dict[str, str
     return kinds
 
 
-def _changes(steps: np.ndarray, values: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, list[Any]]:
+def _changes(steps: Sequence[int], values: Sequence[Any]) -> tuple[list[int], list[Any]]:
     """The steps where ``values`` changed (the first always), and the new values."""
     if not len(values):
-        return steps[:0], []
-    if not isinstance(values, np.ndarray):
-        values = np.fromiter(values, dtype=object, count=len(values))  # compared as Python objects, one by one in numpy's loop
-    at = np.concatenate(([0], np.flatnonzero(values[1:] != values[:-1]) + 1))
-    return steps[at], values[at].tolist()
+        return [], []
+    at = [0, *compress(range(1, len(values)), map(ne, values[1:], values))]
+    if len(at) == 1:
+        return [steps[0]], [values[0]]
+    pick = itemgetter(*at)  # both picked in one C loop each
+    return list(pick(steps)), list(pick(values))
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -312,40 +380,40 @@ def _fields_of(kind: type) -> tuple[str, ...]:
     return names
 
 
-def _message_ints(trace: Trace, messages: Sequence[Message]) -> dict[str, np.ndarray]:
+def _message_ints(trace: Trace, messages: Sequence[Message]) -> dict[str, list[int]]:
     """The integer fields of each message (-1 for None), with its token span for drawing."""
-    out = {f: np.array([-1 if v is None else v for v in map(attrgetter(f), messages)], dtype=np.int64)
-           for f in _MESSAGE_INTS if not f.startswith("t_")}
-    n = int(trace.tokens.size)
-    end = np.where(out["end"] < 0, int(trace.step_ends[-1]), out["end"])
+    out = {f: [-1 if v is None else v for v in map(attrgetter(f), messages)] for f in _MESSAGE_INTS if not f.startswith("t_")}
+    n = trace.n_tokens
+    last = trace._ends[-1]
+    end = [last if e < 0 else e for e in out["end"]]
     if trace.unit == "chars":
         # a token belongs to the message its first character does
-        starts = trace.token_char_starts
-        out["t_start"] = np.clip(np.searchsorted(starts, out["start"], side="right") - 1, 0, n)
-        out["t_header_end"] = np.minimum(np.searchsorted(starts, out["header_end"], side="left"), n)
-        out["t_end"] = np.minimum(np.searchsorted(starts, end, side="left"), n)
+        starts = trace.token_char_starts.tolist()
+        out["t_start"] = [min(max(bisect_right(starts, a) - 1, 0), n) for a in out["start"]]
+        out["t_header_end"] = [min(bisect_left(starts, a), n) for a in out["header_end"]]
+        out["t_end"] = [min(bisect_left(starts, a), n) for a in end]
     else:
         out["t_start"], out["t_header_end"], out["t_end"] = out["start"], out["header_end"], end
     return {f: out[f] for f in _MESSAGE_INTS}
 
 
-def _special_info(ids: np.ndarray) -> dict[str, dict[str, str]]:
+def _special_info(ids: list[int]) -> dict[str, dict[str, str]]:
     """Each special token of the stream: its kind and what it does in the format (the token card's sentence, ``tokens.SENTENCES``)."""
     from harmony_viz.tokens import special_by_id, token_sentence
 
     out = {}
-    for t in ids[ids >= FIRST_SPECIAL].tolist():
+    for t in ids[bisect_left(ids, FIRST_SPECIAL) :]:  # ascending
         sp = special_by_id(int(t))
         if sp is not None:
             out[str(t)] = {"kind": sp.kind, "sentence": token_sentence(sp.id) or ""}
     return out
 
 
-def _specials(ids: np.ndarray) -> dict[str, str]:
+def _specials(ids: list[int]) -> dict[str, str]:
     from harmony_viz.tokens import special_by_id
 
     out = {}
-    for t in ids[ids >= FIRST_SPECIAL].tolist():
+    for t in ids[bisect_left(ids, FIRST_SPECIAL) :]:  # ascending
         sp = special_by_id(int(t))
         if sp is not None:
             out[str(t)] = sp.literal
