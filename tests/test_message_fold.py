@@ -5,6 +5,7 @@ anywhere (messages still open) and fed in any chunking."""
 
 from __future__ import annotations
 
+from dataclasses import FrozenInstanceError, fields
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ from _replay_streams import XSS_TEXT, finding5, rft
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harmony_viz.scanner import MessageFold, Scanner, fold_messages, scan
+from harmony_viz.scanner import Message, MessageFold, Scanner, fold_messages, scan
+from harmony_viz.scanner._message import message_of
 from harmony_viz.trace import Trace
 
 # <|start|> <|channel|> <|message|> <|end|> <|constrain|> <|call|> <|return|> <|endoftext|> and a few plain ids ('<', '|', …)
@@ -81,3 +83,14 @@ def test_a_traces_messages_are_the_folds_and_the_whole_scans(corpus_streams, dat
     assert list(trace.headers) == _message_fold([(r.step, r.event) for r in trace.rare], trace.unit)
     if trace.unit == "tokens":
         assert trace.scanned_messages() == scan(ids, role=role).messages
+
+
+def test_a_record_made_fast_is_the_dataclasss_own() -> None:
+    """Both folds make records with ``message_of`` (through a writable twin class): each is what ``Message(*values)`` makes, frozen."""
+    values = [f"value {i}" for i in range(len(fields(Message)))]  # each field a value of its own: one written to another's slot shows
+    made = message_of(values)
+    assert type(made) is Message
+    assert made == Message(*values) and hash(made) == hash(Message(*values))
+    assert [getattr(made, f.name) for f in fields(Message)] == values
+    with pytest.raises(FrozenInstanceError):
+        made.text = "another"  # type: ignore[misc]
