@@ -39,7 +39,8 @@ _ANNOUNCE_VERBS = ("run", "check", "call", "look", "search", "fetch", "query", "
 # these three, which it does not make the letter they match (i, i, s). A text without them lowers to what the pattern reads.
 _UNLOWERED = ("\u0130", "\u0131", "\u017f")
 _SENTENCE_END_RE = re.compile(r"[.!?](?:\s+|$)|\n+")
-_FENCE_RE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
+# The inner text is whole lines, so the closing fence is looked for at line starts only (not tried at every character)
+_FENCE_RE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n((?:[^\n]*\n)*?)[ \t]*\1[ \t]*$", re.M)
 _TO_RE = re.compile(r"\bto=((?:functions|browser|container)\.[A-Za-z0-9_.-]+|python)\b")
 
 
