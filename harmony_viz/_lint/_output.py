@@ -117,6 +117,8 @@ def _check_preamble(view: Message, later: Sequence[Message]) -> list[Diagnostic]
 def _calls_in_text(view: Message, tools: Sequence[DeclaredTool] | None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     text = view.text
+    if "{" not in text and "to=" not in text:
+        return out  # a call written as text, fenced or not, is a JSON object or header markup (most texts hold neither)
     fenced: list[tuple[int, int]] = []
     for start, end, inner in fenced_blocks(text):
         fenced.append((start, end))
