@@ -256,9 +256,10 @@ def fold_messages(stepped: Iterable[tuple[int | None, Event]], unit: Unit = "tok
     """What :class:`MessageFold` gives for ``(step, event)`` pairs (``messages(include_open=True)``), faster.
 
     Each record's fields are written to a writable twin of it as they come (see :func:`message_of`),
-    which becomes the record at the message's end, where the fold builds a dict and then the record;
-    a body's pieces are joined once, at its end. A trace folds its steps' events with it (messages,
-    headers, the whole scan's messages); ``tests/test_message_fold.py`` holds the two folds equal.
+    which becomes the record at the message's end (MessageFold builds a dict, then the record); a
+    body's pieces are joined once, at its end. A trace folds its steps' events with it (messages,
+    headers, the whole scan's messages: some four thousand records a 131k-token page);
+    ``tests/test_message_fold.py`` holds the two folds equal.
     """
     open_: dict[int, _Fields] = {}
     done: list[Message] = []
@@ -311,7 +312,7 @@ def message_of(values: list[Any]) -> Message:
 
     A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__`` (3.2 µs a record), its slots' setters
     called one by one take half that, plain stores to a twin's slots a sixth; the twin has Message's slots in order, so it
-    may take Message's class (a 131k-token page makes five thousand records).
+    may take Message's class. :class:`MessageFold` makes its records with it; ``fold_messages`` fills the twin itself.
     """
     m = _new(_Fields)
     (m.index, m.role, m.name, m.recipient, m.channel, m.content_type, m.text, m.kind, m.terminator, m.start, m.end, m.header_end,
