@@ -209,6 +209,22 @@ def test_announced_call_without_a_call(prompt):
 
 
 @pytest.mark.parametrize(
+    ("answer", "phrase"),
+    [
+        ("Il fait 20 °C à Paris. Let me check the forecast.", "Let me check"),
+        # letters that IGNORECASE reads as i, s and k, though lower() keeps two of them apart: still announcements
+        ("Il fait 20 °C à Paris. \u0130'll check the forecast.", "\u0130'll check"),
+        ("Il fait 20 °C. Let me \u017fearch the forecast.", "Let me \u017fearch"),
+        ("Il fait 20 °C. Let me chec\u212a it.", "Let me chec\u212a"),
+    ],
+)
+def test_announcements_in_text_beyond_ascii(prompt, answer, phrase):
+    text = prompt + ANALYSIS + f"<|channel|>final<|message|>{answer}<|return|>"
+    d = _only(lint(text), "announced-no-call")
+    assert text[d.start : d.end] == phrase
+
+
+@pytest.mark.parametrize(
     "answer",
     [
         "It is 20 °C in Paris. Let me know if you need anything else.",

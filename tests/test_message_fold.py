@@ -5,6 +5,7 @@ anywhere (messages still open) and fed in any chunking."""
 
 from __future__ import annotations
 
+from dataclasses import FrozenInstanceError, fields
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,9 @@ from _replay_streams import XSS_TEXT, finding5, rft
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harmony_viz.scanner import MessageFold, Scanner, fold_messages, scan
+from harmony_viz.scanner import Message, MessageEnd, MessageFold, MessageStart, Scanner, fold_messages, scan
+from harmony_viz.scanner._events import message_end, message_start
+from harmony_viz.scanner._message import message_of
 from harmony_viz.trace import Trace
 
 # <|start|> <|channel|> <|message|> <|end|> <|constrain|> <|call|> <|return|> <|endoftext|> and a few plain ids ('<', '|', …)
@@ -81,3 +84,15 @@ def test_a_traces_messages_are_the_folds_and_the_whole_scans(corpus_streams, dat
     assert list(trace.headers) == _message_fold([(r.step, r.event) for r in trace.rare], trace.unit)
     if trace.unit == "tokens":
         assert trace.scanned_messages() == scan(ids, role=role).messages
+
+
+@pytest.mark.parametrize(("make", "cls"), [(message_of, Message), (lambda v: message_start(*v), MessageStart), (lambda v: message_end(*v), MessageEnd)])
+def test_a_record_made_fast_is_the_dataclasss_own(make, cls) -> None:
+    """Records and the scanner's start and end events are made through a writable twin class: each is what ``cls(*values)`` makes, frozen."""
+    values = [f"value {i}" for i in range(len(fields(cls)))]  # each field a value of its own: one written to another's slot shows
+    made = make(values)
+    assert type(made) is cls
+    assert made == cls(*values) and hash(made) == hash(cls(*values))
+    assert [getattr(made, f.name) for f in fields(cls)] == values
+    with pytest.raises(FrozenInstanceError):
+        made.start = "another"

@@ -167,15 +167,15 @@ def _lint_views(views: list[Any], scanned: Sequence[Diagnostic], stream_source: 
     awaiting = run_prompt_checks and any(_awaiting_completion(d, stream_source) for d in scanned)
     prompt_only = awaiting and role is None
     out: list[Diagnostic] = []
-    from_prompt = False
+    from_prompt = None  # the prompt's tools and the problems reading them, when they are the ones checked against
     if declared is None and any(v.role in ("system", "developer") for v in views):
-        declared, problems = prompt_tools(views)
-        from_prompt = True
+        from_prompt = prompt_tools(views)
+        declared = from_prompt[0]
         if not run_prompt_checks:
-            out.extend(problems)  # otherwise the prompt checks report them
-    out.extend(check_output(views, declared, tools_from_prompt=from_prompt, completion=role is not None, hands_over=prompt_only))
+            out.extend(from_prompt[1])  # otherwise the prompt checks report them
+    out.extend(check_output(views, declared, tools_from_prompt=from_prompt is not None, completion=role is not None, hands_over=prompt_only))
     if run_prompt_checks:
-        out.extend(prompt_checks(views, request=request))
+        out.extend(prompt_checks(views, request=request, declared=from_prompt))
     if scanner:
         out = _beside([d for d in scanned if not (awaiting and _awaiting_completion(d, stream_source))], out)
     return _sorted(_once(out))

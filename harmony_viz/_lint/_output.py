@@ -89,7 +89,8 @@ def _undeclared_message(recipient: str, tools: Sequence[DeclaredTool]) -> str:
     bare = recipient.rsplit(".", 1)[-1]
     if f"functions.{bare}" in functions:
         return f"call to {recipient!r}: the declared tool is functions.{bare}; write to=functions.{bare}"
-    near = difflib.get_close_matches(recipient, functions, n=1, cutoff=0.6) or difflib.get_close_matches(f"functions.{bare}", functions, n=1, cutoff=0.6)
+    unique = list(dict.fromkeys(functions))  # the same nearest: prompts of a transcript declare the same tools again and again
+    near = difflib.get_close_matches(recipient, unique, n=1, cutoff=0.6) or difflib.get_close_matches(f"functions.{bare}", unique, n=1, cutoff=0.6)
     hint = f"did you mean {near[0]}? " if near else ""
     return f"call to undeclared tool {recipient!r}; {hint}declared: {', '.join(functions)}"
 
@@ -116,6 +117,8 @@ def _check_preamble(view: Message, later: Sequence[Message]) -> list[Diagnostic]
 def _calls_in_text(view: Message, tools: Sequence[DeclaredTool] | None) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     text = view.text
+    if "{" not in text and "to=" not in text:
+        return out  # a call written as text, fenced or not, is a JSON object or header markup (most texts hold neither)
     fenced: list[tuple[int, int]] = []
     for start, end, inner in fenced_blocks(text):
         fenced.append((start, end))

@@ -41,15 +41,17 @@ def prompt_tools(views: Sequence[Message]) -> tuple[list[DeclaredTool], list[Dia
     return tools, problems
 
 
-def check_prompt(views: Sequence[Message], *, request: str | None = None) -> list[Diagnostic]:
+def check_prompt(views: Sequence[Message], *, request: str | None = None,
+                 declared: tuple[list[DeclaredTool], list[Diagnostic]] | None = None) -> list[Diagnostic]:
     """All prompt-check diagnostics for ``views`` (a rendered conversation or a prompt).
 
     ``request`` is ``"chat"`` or ``"conversation"`` when ``views`` are our rendering of a request or conversation
-    (JSON): then what the prompt lacks, the request lacked, and the findings say so.
+    (JSON): then what the prompt lacks, the request lacked, and the findings say so. ``declared`` is
+    ``prompt_tools(views)`` when the caller has read it already.
     """
     out: list[Diagnostic] = []
     systems = [v for v in views if v.role == "system"]
-    tools, problems = prompt_tools(views)
+    tools, problems = declared if declared is not None else prompt_tools(views)
     out.extend(problems)
     # An unreadable declaration still declares tools: judge the routing line by the text.
     functions = [t for t in tools if t.namespace == "functions"] or [v for v in views if v.role == "developer" and "namespace functions {" in v.text]

@@ -35,8 +35,12 @@ _ANNOUNCE_RE = re.compile(
 _ANNOUNCE_STARTS = ("let me", "let's", "i'll", "i will", "i am going to", "i'm going to", "i'm gonna")
 _ANNOUNCE_VERBS = ("run", "check", "call", "look", "search", "fetch", "query", "execute", "open", "invoke", "use the", "pull up", "grab",
                    "browse", "retrieve", "compute", "calculate", "verify")
+# Under IGNORECASE the pattern's letters match ASCII letters and four others: the Kelvin sign, which lower() makes k, and
+# these three, which it does not make the letter they match (i, i, s). A text without them lowers to what the pattern reads.
+_UNLOWERED = ("\u0130", "\u0131", "\u017f")
 _SENTENCE_END_RE = re.compile(r"[.!?](?:\s+|$)|\n+")
-_FENCE_RE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
+# The inner text is whole lines, so the closing fence is looked for at line starts only (not tried at every character)
+_FENCE_RE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n((?:[^\n]*\n)*?)[ \t]*\1[ \t]*$", re.M)
 _TO_RE = re.compile(r"\bto=((?:functions|browser|container)\.[A-Za-z0-9_.-]+|python)\b")
 
 
@@ -54,9 +58,9 @@ def announcement(text: str) -> tuple[int, int] | None:
     # a closing remark still counts.
     window = max(len(stripped) - 400, 0)
     tail = stripped[window:]
-    if tail.isascii():  # ASCII: lower() is the pattern's IGNORECASE, so a phrase it matches holds these words, lowered
+    if tail.isascii() or not any(c in tail for c in _UNLOWERED):  # lower() is then the pattern's IGNORECASE: a phrase it matches holds these words
         lowered = tail.lower()
-        if not any(w in lowered for w in _ANNOUNCE_VERBS) or not any(w in lowered for w in _ANNOUNCE_STARTS):
+        if not any(w in lowered for w in _ANNOUNCE_STARTS) or not any(w in lowered for w in _ANNOUNCE_VERBS):  # few texts hold an opening
             return None
     if _ANNOUNCE_RE.search(stripped, window) is None:
         return None  # none in the last 400 characters, so none in the last sentences either (most texts)

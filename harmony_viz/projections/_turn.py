@@ -234,13 +234,15 @@ class Turn:
                 if ev.text:
                     changes.append(("delta", msg, ev.text))
                 continue
+            if type(ev) is MessageStart and not is_assistants(ev.role, ev.kind):
+                # a message from anyone else begins a new turn; the fold need not read it (the turn keeps none of it)
+                self.ended_by_eos = False
+                self.reset()
+                changes.append(("reset", None, ""))  # type: ignore[arg-type]
+                continue
             fold.add(ev)
             if isinstance(ev, MessageStart):
                 self.ended_by_eos = False
-                if not is_assistants(ev.role, ev.kind):
-                    self.reset()
-                    changes.append(("reset", None, ""))  # type: ignore[arg-type]
-                    continue
                 self._close_open("<|start|>", changes)
                 if self.start is None:
                     self.start = ev.start

@@ -242,91 +242,81 @@ _FIELDS = tuple(f.name for f in fields(Message))
 _TEMPLATE = [None if f.default is MISSING else f.default for f in fields(Message)]
 
 
+class _Fields:
+    """A :class:`Message`'s slots, writable: ``message_of`` and ``fold_messages`` fill one, then make it the Message it holds."""
+
+    __slots__ = _FIELDS
+
+
+assert len(_FIELDS) == 23, "message_of and fold_messages set 23 fields: a field added to Message is set there too"
+_new = object.__new__
+
+
 def fold_messages(stepped: Iterable[tuple[int | None, Event]], unit: Unit = "tokens") -> list[Message]:
     """What :class:`MessageFold` gives for ``(step, event)`` pairs (``messages(include_open=True)``), faster.
 
-    Each record is made in one call from a list of its fields, where the fold builds a dict
-    and then the record; a body's pieces are joined once, at its end. A trace folds its steps'
-    events with it (messages, headers, the whole scan's messages); ``tests/test_message_fold.py``
-    holds the two folds equal.
+    Each record's fields are written to a writable twin of it as they come (see :func:`message_of`),
+    which becomes the record at the message's end (MessageFold builds a dict, then the record); a
+    body's pieces are joined once, at its end. A trace folds its steps' events with it (messages,
+    headers, the whole scan's messages: some four thousand records a 131k-token page);
+    ``tests/test_message_fold.py`` holds the two folds equal.
     """
-    open_: dict[int, list[Any]] = {}
+    open_: dict[int, _Fields] = {}
     done: list[Message] = []
     for step, e in stepped:
         kind = type(e)
         if kind is ContentDelta:
-            record = open_.get(e.message)
-            if record is not None:  # the body so far: its pieces, their spans and offsets (made a string and tuples at the end)
-                parts, spans, offsets = record[_TEXT], record[_SPANS], record[_OFFSETS]
+            m = open_.get(e.message)
+            if m is not None:  # the body so far: its pieces, their spans and offsets (made a string and tuples at the end)
+                parts, offsets = m.text, m.offsets
                 offsets.append(offsets[-1] + len(parts[-1]) if parts else 0)
-                spans.append((e.start, e.end))
+                m.spans.append((e.start, e.end))
                 parts.append(e.text)
         elif kind is MessageStart:
-            record = [None] * len(_FIELDS)
-            (record[_INDEX], record[_ROLE], record[_NAME], record[_RECIPIENT], record[_CHANNEL], record[_CONTENT_TYPE], record[_KIND],
-             record[_START], record[_HEADER_END]) = e.message, e.role, e.name, e.recipient, e.channel, e.content_type, e.kind, e.start, e.end
-            record[_TEXT], record[_SPANS], record[_OFFSETS], record[_UNIT], record[_STEP_STARTED] = [], [], [], unit, step
-            open_[e.message] = record
+            m = _new(_Fields)
+            m.index, m.role, m.name, m.recipient, m.channel, m.content_type, m.kind, m.start, m.header_end = (
+                e.message, e.role, e.name, e.recipient, e.channel, e.content_type, e.kind, e.start, e.end)
+            m.text, m.spans, m.offsets, m.unit, m.step_started = [], [], [], unit, step
+            m.terminator = m.end = m.stop_start = m.step_ended = m.call_id = m.tool_name = m.arguments = m.parsed = m.arguments_error = None
+            open_[e.message] = m
         elif kind is MessageEnd:
-            record = open_.pop(e.message, None)
-            if record is not None:
-                record[_TERMINATOR], record[_STOP_START], record[_END], record[_STEP_ENDED] = e.terminator, e.start, e.end, step
-                done.append(_made(record))
+            m = open_.pop(e.message, None)
+            if m is not None:
+                m.terminator, m.stop_start, m.end, m.step_ended = e.terminator, e.start, e.end, step
+                done.append(_made(m))
         elif kind is ToolCallStart:
-            record = open_.get(e.message)
-            if record is not None:
-                record[_CALL_ID], record[_TOOL_NAME] = e.call_id, e.name
+            m = open_.get(e.message)
+            if m is not None:
+                m.call_id, m.tool_name = e.call_id, e.name
         elif kind is ToolCallEnd:
-            record = open_.get(e.message)
-            if record is not None:
-                record[_CALL_ID], record[_TOOL_NAME], record[_ARGUMENTS], record[_PARSED], record[_ARGUMENTS_ERROR] = (
-                    e.call_id, e.name, e.arguments, e.parsed, e.error)
+            m = open_.get(e.message)
+            if m is not None:
+                m.call_id, m.tool_name, m.arguments, m.parsed, m.arguments_error = e.call_id, e.name, e.arguments, e.parsed, e.error
     if open_:  # still open at the end: no end, in index order among the others (as MessageFold.messages(include_open=True))
         done.extend(map(_made, open_.values()))
         done.sort(key=operator.attrgetter("index"))
     return done
 
 
-def _made(record: list[Any]) -> Message:
-    parts = record[_TEXT]
-    record[_TEXT] = parts[0] if len(parts) == 1 else "".join(parts)
-    record[_SPANS], record[_OFFSETS] = tuple(record[_SPANS]), tuple(record[_OFFSETS])
-    return message_of(record)
-
-
-# Each field's slot setter, in order: a frozen dataclass's __init__ sets each field through object.__setattr__, three times the
-# time of these (a 131k-token trace folds four thousand records).
-_SETTERS = tuple(Message.__dict__[name].__set__ for name in _FIELDS)
-assert len(_SETTERS) == 23, "message_of sets 23 fields: a field added to Message is set there too"
-_new = object.__new__
+def _made(m: _Fields) -> Message:
+    """The record ``m`` holds, its body's pieces joined."""
+    parts = m.text
+    m.text = parts[0] if len(parts) == 1 else "".join(parts)
+    m.spans, m.offsets = tuple(m.spans), tuple(m.offsets)
+    m.__class__ = Message  # type: ignore[assignment]
+    return m  # type: ignore[return-value]
 
 
 def message_of(values: list[Any]) -> Message:
-    """``Message(*values)``, made faster: the same frozen record, its fields set through their slots."""
-    (s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22) = _SETTERS
-    (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21, v22) = values
-    m = _new(Message)
-    s0(m, v0)
-    s1(m, v1)
-    s2(m, v2)
-    s3(m, v3)
-    s4(m, v4)
-    s5(m, v5)
-    s6(m, v6)
-    s7(m, v7)
-    s8(m, v8)
-    s9(m, v9)
-    s10(m, v10)
-    s11(m, v11)
-    s12(m, v12)
-    s13(m, v13)
-    s14(m, v14)
-    s15(m, v15)
-    s16(m, v16)
-    s17(m, v17)
-    s18(m, v18)
-    s19(m, v19)
-    s20(m, v20)
-    s21(m, v21)
-    s22(m, v22)
-    return m
+    """``Message(*values)``, made faster: the same frozen record, its fields written to a writable twin that then becomes it.
+
+    A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__`` (3.2 µs a record), its slots' setters
+    called one by one take half that, plain stores to a twin's slots a sixth; the twin has Message's slots in order, so it
+    may take Message's class. :class:`MessageFold` makes its records with it; ``fold_messages`` fills the twin itself.
+    """
+    m = _new(_Fields)
+    (m.index, m.role, m.name, m.recipient, m.channel, m.content_type, m.text, m.kind, m.terminator, m.start, m.end, m.header_end,
+     m.stop_start, m.spans, m.offsets, m.unit, m.call_id, m.tool_name, m.arguments, m.parsed, m.arguments_error, m.step_started,
+     m.step_ended) = values
+    m.__class__ = Message  # type: ignore[assignment]
+    return m  # type: ignore[return-value]
