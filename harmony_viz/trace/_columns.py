@@ -34,11 +34,13 @@ class Deltas:
     ``step``, ``message``, ``start`` and ``end`` lay out every delta's as numpy columns when
     first asked for; a page reads the runs as they are (:meth:`units`).
     ``texts`` holds the text of each delta that differs from the text of its span (held
-    back, or rebuilt); ``kinds`` the kind of each delta that differs from its message's.
+    back, or rebuilt); ``kinds`` the kind of each delta that differs from its message's;
+    ``run_texts`` each run's text (its tokens' text, decoded at once: each is whole UTF-8).
     """
 
     singles: tuple[array, array, array, array] = field(repr=False)
     runs: tuple[Run, ...] = field(repr=False)
+    run_texts: tuple[str, ...] = field(repr=False)
     n: int
     texts: dict[int, str]
     kinds: dict[int, str]
@@ -141,7 +143,7 @@ class Deltas:
 
 
 class TokenTable:
-    """The stream's distinct ids (ascending) with their bytes and text, each token as an index into them, each token's text.
+    """The stream's distinct ids (ascending) with their bytes and text, and each token as an index into them.
 
     ``slow`` (build only, then dropped) has a byte a token, 1 where its id does not take the scanner's fast path.
     """
@@ -155,7 +157,7 @@ class TokenTable:
             raise TypeError("not token ids")  # _ids_of names the first bad one
         self.bytes = list(map(enc.decode_single_token_bytes, self.ids))
         self.text = list(map(bytes.decode, self.bytes, repeat("utf-8"), repeat("replace")))
-        # Three tables by id, each read for every token in one C loop (itemgetter's): at 131k tokens a few ms each in all,
+        # Two tables by id, each read for every token in one C loop (itemgetter's): at 131k tokens a few ms each in all,
         # where a loop in Python would take three times as long.
         each = itemgetter(*ids) if len(ids) > 1 else (lambda table: tuple(table[t] for t in ids))
         table: list[Any] = [0] * N_VOCAB
@@ -165,9 +167,6 @@ class TokenTable:
         code = "B" if len(self.ids) <= 1 << 8 else "H" if len(self.ids) <= 1 << 16 else "I"
         self.inverse = array(code)
         self.inverse.frombytes(struct.pack(f"={len(ids)}{code}", *each(table)))
-        for i, t in enumerate(self.ids):
-            table[t] = self.text[i]
-        self.token_text: tuple[str, ...] = each(table)
         self.slow = b""
         if meet is not None:
             for t, fast in zip(self.ids, meet(self.ids, self.bytes)):

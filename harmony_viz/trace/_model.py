@@ -79,6 +79,7 @@ class _Recorder:
         self.d_step, self.d_message, self.d_start, self.d_end = array("i"), array("i"), array("i"), array("i")
         self.n_deltas = 0
         self.runs: list[tuple[int, int, int, int, int]] = []
+        self.run_texts: list[str] = []  # each run's text, once the feed is done (a token trace's)
         self.texts: dict[int, str] = {}
         self.kinds: dict[int, str] = {}
         self.rare: list[Rare] = []
@@ -190,7 +191,8 @@ class _Recorder:
             self.record(step, end, feed(piece))
 
     def deltas(self) -> Deltas:
-        return Deltas((self.d_step, self.d_message, self.d_start, self.d_end), tuple(self.runs), self.n_deltas, self.texts, self.kinds)
+        return Deltas((self.d_step, self.d_message, self.d_start, self.d_end), tuple(self.runs), tuple(self.run_texts), self.n_deltas,
+                      self.texts, self.kinds)
 
 
 @dataclass(frozen=True, eq=False)
@@ -230,6 +232,7 @@ class Trace:
         message (no ``<|start|>`` header of its own).
         """
         from harmony_viz.scanner import Scanner
+        from harmony_viz.tokens import encoding
 
         chunking = parse_chunking(chunking)
         by_token = chunking.unit == "tokens"
@@ -239,17 +242,19 @@ class Trace:
         text: str | None = None
         step_ends = array("i", [0])
         if by_token:
-            vb, tt, inverse = vocab.bytes, vocab.token_text, vocab.inverse
+            vb, vt, inverse = vocab.bytes, vocab.text, vocab.inverse
 
             def unit_text(a: int, b: int) -> str:
                 if b - a == 1:
-                    return tt[a]
+                    return vt[inverse[a]]
                 return b"".join([vb[i] for i in inverse[a:b]]).decode("utf-8", errors="replace")
 
             rec = _Recorder(scanner, unit_text)
             ends = token_chunks(len(ids), chunking)
             rec.feed_tokens(ids, ends, vocab.slow)
             vocab.slow = b""  # read by the feed only
+            decode = encoding().decode_bytes  # a run's tokens are whole UTF-8 (the fast path's): its text is their bytes decoded
+            rec.run_texts = [decode(ids[start : start + n]).decode("utf-8") for _, _, start, n, _ in rec.runs]
             if ends == range(1, len(ids) + 1):  # one token a step: 0, 1, ..., n, n (131k ints would take 6 ms to make)
                 step_ends = EachToken(len(ids))
             else:
@@ -487,7 +492,9 @@ class Trace:
             return []
         cuts = {r.after for r in self.rare}  # an event between two deltas parts them
         last_step = self.n_steps - 1  # the flush: what it releases (held-back text) is a piece of its own, as in the one feed
-        tt, texts, kinds, kind_of = self._vocab.token_text, d.texts, d.kinds, self._kind_of
+        vt, inverse, texts, kinds, kind_of = self._vocab.text, self._vocab.inverse, d.texts, d.kinds, self._kind_of
+        runs, run_texts = d.runs, d.run_texts
+        r = 0  # the run next
         out: list[tuple[int, ContentDelta]] = []
         parts: list[str] = []
         first = m = a = at = b = -1
@@ -495,18 +502,19 @@ class Trace:
         for i, step, message, start, end, count in d.unit_list():
             if message != m or start != b or i in cuts or (step >= last_step and not flushed):
                 if first >= 0:
-                    parts.append("".join(tt[at:b]))
                     out.append((first, _new_named(ContentDelta, (m, kinds.get(first) or kind_of.get(m, "other"), "".join(parts), a, b))))
-                first, m, a, at = i, message, start, start
+                first, m, a = i, message, start
                 parts = []
                 flushed = flushed or step >= last_step
-            if count == 1 and (end - start != 1 or i in texts):  # rebuilt or held back: its own text, not its token's
-                parts.append("".join(tt[at:start]))
+            if r < len(runs) and runs[r][0] == i:  # a run: its text, decoded at build
+                parts.append(run_texts[r])
+                r += 1
+            elif end - start == 1 and i not in texts:  # a token's delta as it is
+                parts.append(vt[inverse[start]])
+            else:  # rebuilt or held back: its own text, not its tokens'
                 text = texts.get(i)
                 parts.append(self.unit_text(start, end) if text is None else text)
-                at = end
             b = end
-        parts.append("".join(tt[at:b]))
         out.append((first, _new_named(ContentDelta, (m, kinds.get(first) or kind_of.get(m, "other"), "".join(parts), a, b))))
         return out
 
