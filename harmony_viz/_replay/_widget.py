@@ -46,7 +46,7 @@ class ReplayWidget(anywidget.AnyWidget):
     _columns = traitlets.Bytes().tag(sync=True)
     _live = traitlets.Bool(True).tag(sync=True)
 
-    def __init__(self, tokens: list[int], chunking: str = "token", *, role: str | None = None, step: int = 0,
+    def __init__(self, tokens: Sequence[int], chunking: str = "token", *, role: str | None = None, step: int = 0,
                  server: dict[str, Any] | None = None, prompt_tokens: int | None = None, source: str = "", name: str | None = None,
                  tools: Any = None, logprobs: Logprobs | None = None, **kwargs: Any) -> None:
         self._tokens: list[int] | None = None  # a live recording's ids; otherwise the trace holds them
@@ -251,7 +251,7 @@ def replay(source: Any, chunking: str = "token", *, role: str | None = None, ste
     found = read(source)
     stream = found.stream(run)
     said = found.said + (f"; {stream.label}" if stream.label else "")
-    return ReplayWidget(list(stream.ids), chunking, role=role or stream.role, step=step, server=server_tab(stream, found.name), prompt_tokens=stream.prompt_tokens,
+    return ReplayWidget(stream.ids, chunking, role=role or stream.role, step=step, server=server_tab(stream, found.name), prompt_tokens=stream.prompt_tokens,
                         source=said, name=name if name is not None else name_of(found, stream), tools=tools, logprobs=logprobs_of(stream))
 
 

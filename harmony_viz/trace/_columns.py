@@ -148,7 +148,7 @@ class TokenTable:
     ``slow`` (build only, then dropped) has a byte a token, 1 where its id does not take the scanner's fast path.
     """
 
-    def __init__(self, ids: list[int], meet: Any = None) -> None:
+    def __init__(self, ids: Sequence[int], meet: Any = None) -> None:
         from harmony_viz.tokens import N_VOCAB, encoding
 
         enc = encoding()
@@ -177,10 +177,10 @@ class TokenTable:
         return list(map(self.bytes.__getitem__, self.inverse))
 
 
-def read_tokens(tokens: Any, meet: Any) -> tuple[list[int], TokenTable]:
-    """``(ids, their TokenTable)``: ``tokens`` read (a list of ints as it is: ids as Python ints are 36 bytes each, not
-    twice), or ValueError: not flat, or not token ids, naming the first bad entry."""
-    if type(tokens) is list:
+def read_tokens(tokens: Any, meet: Any) -> tuple[Sequence[int], TokenTable]:
+    """``(ids, their TokenTable)``: ``tokens`` read (a list or tuple of ints as it is: ids as Python ints are 36 bytes
+    each, not twice), or ValueError: not flat, or not token ids, naming the first bad entry."""
+    if type(tokens) is list or type(tokens) is tuple:
         try:
             return tokens, TokenTable(tokens, meet)
         except (TypeError, IndexError, struct.error):

@@ -99,8 +99,7 @@ class _Steps:
             unit_end, unit_t = [char_starts[t + 1] for t in tokens], [char_starts[t] for t in tokens]
         else:
             unit_end, unit_t = [t + 1 for t in tokens], tokens
-        step_ends = trace._ends
-        fed = [min(bisect.bisect_left(step_ends, u), last) for u in unit_end]
+        fed = [min(trace.step_fed(u), last) for u in unit_end]
         starts, ends, ended = self.starts, self.ends, self.ended
         for j, f, u in zip(rows, fed, unit_t):
             i = bisect.bisect_right(starts, u) - 1

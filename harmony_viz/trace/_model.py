@@ -119,7 +119,7 @@ class _Recorder:
         if now[-1] != end:
             self.positions[step] = now[-1]
 
-    def feed_tokens(self, ids: list[int], ends: Sequence[int], slow: bytes) -> None:
+    def feed_tokens(self, ids: Sequence[int], ends: Sequence[int], slow: bytes) -> None:
         """Feed the chunks ending at ``ends``; runs of one-token steps of body text go through ``Scanner.feed_run``, each
         ending at a longer chunk or at the next token marked in ``slow`` (a byte a token, 1 for a token off the scanner's
         fast path, see ``Scanner.meet``).
@@ -304,6 +304,13 @@ class Trace:
         if isinstance(self._ends, EachToken):
             return np.append(np.arange(self._ends.n + 1, dtype=np.int32), np.int32(self._ends.n))
         return np.frombuffer(self._ends, dtype=np.int32).copy()
+
+    def step_fed(self, units: int) -> int:
+        """The first step by whose end ``units`` input units (tokens, or characters of :attr:`text`) have been fed."""
+        if isinstance(self._ends, EachToken):
+            n = self._ends.n  # step k ends at k (and the last, the end of the stream, at n again): no search
+            return 0 if units < 0 else units if units <= n else n + 2
+        return bisect.bisect_left(self._ends, units)
 
     def step_end(self, k: int) -> int:
         """Where step ``k``'s chunk ends: the input units (tokens, or characters of :attr:`text`) fed by then."""
