@@ -111,8 +111,7 @@ class ApiViews:
         # which parts they make, correct server or legacy, is open_parts' to say
         turn = Turn()
         shapes: dict[tuple[Any, ...], tuple[int, int]] = {}  # parts_key -> the two parts' indices: most messages repeat a shape
-        for r in trace.rare:
-            e = r.event
+        for step, e in trace.rare_events():
             if type(e) is not MessageStart and type(e) is not ToolCallEnd:
                 continue  # only these make a turn message or complete its call
             turn.add((e,))
@@ -135,7 +134,7 @@ class ApiViews:
             elif e.message in row:
                 msg = next((m for m in reversed(turn.messages) if m.message == e.message), None)
                 if msg is not None and msg.call is not None and cols["api.call_step"][row[e.message]] < 0:
-                    cols["api.call_step"][row[e.message]] = r.step
+                    cols["api.call_step"][row[e.message]] = step
         last = self.at(trace.n_steps - 1)
         first = self.at(0)
         finals = {}

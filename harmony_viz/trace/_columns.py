@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, NamedTuple, overload
+
+from harmony_viz.scanner import Event
 
 if TYPE_CHECKING:
     import numpy as np
@@ -140,6 +142,14 @@ class Deltas:
     def end(self) -> np.ndarray:
         """Where each delta's span ends."""
         return self._columns[3]
+
+
+class Rare(NamedTuple):
+    """An event other than a content delta, with its step and the number of deltas before it."""
+
+    step: int
+    after: int
+    event: Event
 
 
 class TokenTable:

@@ -16,12 +16,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate, chain
-from typing import TYPE_CHECKING, Any, NamedTuple, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from harmony_viz.findings import Unit
 from harmony_viz.scanner import ContentDelta, Diagnostic, Event, Message, MessageStart, Snapshot, fold_messages
 from harmony_viz.trace._chunking import Chunking, parse_chunking, text_chunks, token_chunks
-from harmony_viz.trace._columns import Deltas, EachToken, TokenIds, TokenTable, read_tokens
+from harmony_viz.trace._columns import Deltas, EachToken, Rare, TokenIds, TokenTable, read_tokens
 from harmony_viz.trace._gc import collecting_after
 
 if TYPE_CHECKING:
@@ -52,15 +52,7 @@ class Step:
 assert dataclasses.fields(Snapshot)[-1].name == "position"
 
 
-class Rare(NamedTuple):
-    """An event other than a content delta, with its step and the number of deltas before it."""
-
-    step: int
-    after: int
-    event: Event
-
-
-_new_named = tuple.__new__  # Rare(step, after, event), a ContentDelta, without the call through its __new__: thousands a trace
+_new_named = tuple.__new__  # a ContentDelta without the call through its __new__: thousands a trace
 
 
 class _Recorder:
@@ -82,7 +74,10 @@ class _Recorder:
         self.run_texts: list[str] = []  # each run's text, once the feed is done (a token trace's)
         self.texts: dict[int, str] = {}
         self.kinds: dict[int, str] = {}
-        self.rare: list[Rare] = []
+        # the events but the content deltas, as three columns: each one's step, the deltas before it, the event
+        self.rare_step: list[int] = []
+        self.rare_after: list[int] = []
+        self.rare_event: list[Event] = []
         self.kind_of: dict[int, str] = {}
         first = scanner.state()[:-1]
         self.snap_steps: list[int] = [0]
@@ -109,7 +104,9 @@ class _Recorder:
             else:
                 if type(e) is MessageStart:
                     self.kind_of[e.message] = e.kind
-                self.rare.append(_new_named(Rare, (step, self.n_deltas, e)))
+                self.rare_step.append(step)
+                self.rare_after.append(self.n_deltas)
+                self.rare_event.append(e)
         now = self.scanner.state()
         state = now[:-1]
         if state != self.last_state:
@@ -128,7 +125,8 @@ class _Recorder:
         scanner = self.scanner
         feed, feed_id, feed_run, scanner_state, unit_text = scanner.feed, scanner.feed_id, scanner.feed_run, scanner.state, self.unit_text
         kind_of, kinds, texts, runs = self.kind_of, self.kinds, self.texts, self.runs
-        add_rare, add_snap_step, add_state, positions = self.rare.append, self.snap_steps.append, self.states.append, self.positions
+        add_snap_step, add_state, positions = self.snap_steps.append, self.states.append, self.positions
+        rare_step, rare_after, rare_event = self.rare_step.append, self.rare_after.append, self.rare_event.append
         d_step, d_message, d_start, d_end = self.d_step.append, self.d_message.append, self.d_start.append, self.d_end.append
         last_state, n_deltas = self.last_state, self.n_deltas
         n_steps = len(ends)
@@ -171,7 +169,9 @@ class _Recorder:
                 else:
                     if type(e) is MessageStart:
                         kind_of[e.message] = e.kind
-                    add_rare(_new_named(Rare, (k, n_deltas, e)))
+                    rare_step(k)
+                    rare_after(n_deltas)
+                    rare_event(e)
             now = scanner_state()
             state = now[:-1]
             if state != last_state:
@@ -211,7 +211,9 @@ class Trace:
     role: str | None
     _ends: array | EachToken = field(repr=False)  # each step's end, 32-bit (see step_ends)
     deltas: Deltas = field(repr=False)
-    rare: tuple[Rare, ...] = field(repr=False)
+    _rare_step: tuple[int, ...] = field(repr=False)  # the rare events (all but the content deltas) as columns: each one's step,
+    _rare_after: tuple[int, ...] = field(repr=False)  # the deltas before it,
+    _rare_event: tuple[Event, ...] = field(repr=False)  # and the event
     _snap_steps: tuple[int, ...] = field(repr=False)
     _state_columns: tuple[tuple[Any, ...], ...] = field(repr=False)  # each Snapshot field but position, at each of _snap_steps
     _positions: dict[int, int] = field(repr=False)
@@ -269,7 +271,7 @@ class Trace:
             step_ends.extend(accumulate(map(len, pieces)))
             step_ends.append(step_ends[-1])
         rec.record(len(step_ends) - 1, step_ends[-1], scanner.flush())
-        return cls(chunking, text, role, step_ends, rec.deltas(), tuple(rec.rare),
+        return cls(chunking, text, role, step_ends, rec.deltas(), tuple(rec.rare_step), tuple(rec.rare_after), tuple(rec.rare_event),
                    tuple(rec.snap_steps), tuple(zip(*rec.states)), rec.positions, vocab)
 
     @cached_property
@@ -392,12 +394,17 @@ class Trace:
         return out
 
     @cached_property
-    def _rare_steps(self) -> list[int]:
-        return [r.step for r in self.rare]
+    def rare(self) -> tuple[Rare, ...]:
+        """Every event but the content deltas, each with its step and the number of deltas before it."""
+        return tuple(map(Rare, self._rare_step, self._rare_after, self._rare_event))
+
+    def rare_events(self) -> Iterator[tuple[int, Event]]:
+        """``(step, event)`` for every event but the content deltas, in order."""
+        return zip(self._rare_step, self._rare_event)
 
     @cached_property
     def _kind_of(self) -> dict[int, str]:
-        return {r.event.message: r.event.kind for r in self.rare if type(r.event) is MessageStart}
+        return {e.message: e.kind for e in self._rare_event if type(e) is MessageStart}
 
     def delta(self, i: int) -> ContentDelta:
         """Content delta ``i`` (in stream order) as the scanner sent it."""
@@ -421,12 +428,13 @@ class Trace:
         # the deltas of steps first..last: their steps grow with their number (two searches, not an offset for every step)
         d, d1 = deltas.first_at(first), deltas.first_at(last + 1)
         each = deltas.each(d, d1)
-        r = bisect.bisect_left(self._rare_steps, first)
-        r1 = bisect.bisect_right(self._rare_steps, last)
+        rare_step, rare_after, rare_event = self._rare_step, self._rare_after, self._rare_event
+        r = bisect.bisect_left(rare_step, first)
+        r1 = bisect.bisect_right(rare_step, last)
         while d < d1 or r < r1:
             # a rare event recorded after `after` deltas comes before delta number `after`
-            if r < r1 and (d >= d1 or self.rare[r].after <= d):
-                yield self.rare[r].step, self.rare[r].event
+            if r < r1 and (d >= d1 or rare_after[r] <= d):
+                yield rare_step[r], rare_event[r]
                 r += 1
             else:
                 row = next(each)
@@ -440,7 +448,7 @@ class Trace:
     @cached_property
     def diagnostics(self) -> tuple[tuple[int, Diagnostic], ...]:
         """Each diagnostic with the step that reported it."""
-        return tuple((r.step, r.event) for r in self.rare if type(r.event) is Diagnostic)
+        return tuple((step, e) for step, e in self.rare_events() if type(e) is Diagnostic)
 
     @cached_property
     def messages(self) -> tuple[Message, ...]:
@@ -450,7 +458,7 @@ class Trace:
     @cached_property
     def headers(self) -> tuple[Message, ...]:
         """:attr:`messages` without their bodies (``text`` empty, no spans): every other field, at a fraction of the cost."""
-        return tuple(fold_messages(((r.step, r.event) for r in self.rare), self.unit))
+        return tuple(fold_messages(self.rare_events(), self.unit))
 
     def scanned_messages(self) -> list[Message]:
         """The messages as one scan of the whole stream reads them (``scan(ids, role=...).messages``), for a token trace.
@@ -476,14 +484,14 @@ class Trace:
         out: list[tuple[None, Event]] = []
         pieces = self._scan_pieces()
         i, n = 0, len(pieces)
-        for r in self.rare:
-            if type(r.event) is Diagnostic:  # no part of any message
+        for after, e in zip(self._rare_after, self._rare_event):
+            if type(e) is Diagnostic:  # no part of any message
                 continue
             # a rare event recorded after `after` deltas comes before the piece that begins at delta number `after`
-            while i < n and pieces[i][0] < r.after:
+            while i < n and pieces[i][0] < after:
                 out.append((None, pieces[i][1]))
                 i += 1
-            out.append((None, r.event))
+            out.append((None, e))
         out.extend((None, delta) for _, delta in pieces[i:])
         return out
 
@@ -497,14 +505,14 @@ class Trace:
         d = self.deltas
         if not d.n:
             return []
-        cuts = {r.after for r in self.rare}  # an event between two deltas parts them
+        cuts = set(self._rare_after)  # an event between two deltas parts them
         last_step = self.n_steps - 1  # the flush: what it releases (held-back text) is a piece of its own, as in the one feed
         vt, inverse, texts, kinds, kind_of = self._vocab.text, self._vocab.inverse, d.texts, d.kinds, self._kind_of
         runs, run_texts = d.runs, d.run_texts
         r = 0  # the run next
         out: list[tuple[int, ContentDelta]] = []
         parts: list[str] = []
-        first = m = a = at = b = -1
+        first = m = a = b = -1
         flushed = False
         for i, step, message, start, end, count in d.unit_list():
             if message != m or start != b or i in cuts or (step >= last_step and not flushed):

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from harmony_viz.trace._findings import Placed
-    from harmony_viz.trace._model import Rare, Trace
+    from harmony_viz.trace._model import Trace
 
 FORMAT_VERSION = 4
 
@@ -165,7 +165,7 @@ def encode(trace: Trace, extra: Mapping[str, Sequence[int]] | None = None, findi
     strings = _Strings()
     uniq = _tokens(trace, cols)
     _deltas(trace, cols)
-    extras = _events(trace.rare, cols)
+    extras = _events(trace, cols)
     tool_calls = _messages(trace, cols, strings)
     snapshot_kinds = _snapshots(trace, cols, strings)
     findings_meta = _findings(cols, findings, findings_error)
@@ -245,10 +245,10 @@ def _bounds(values: list[int], also: int | None) -> tuple[int, int]:
     return (min(values), max(values)) if values else (0, 0)
 
 
-def _events(rare: Sequence[Rare], cols: _Columns) -> list[str]:
+def _events(trace: Trace, cols: _Columns) -> list[str]:
     """The rare events as columns: step, deltas before it (``after``: lets the browser interleave), type, message, span, and
     its other fields as an index into interned JSON (most repeat: terminators, headers), which is returned."""
-    steps, after, events = zip(*rare) if rare else ((), (), ())
+    steps, after, events = trace._rare_step, trace._rare_after, trace._rare_event
     shapes = {kind: _shape_of(kind) for kind in dict.fromkeys(map(type, events))}
     number = list(map({kind: shape[0] for kind, shape in shapes.items()}.__getitem__, map(type, events)))
     message: list[int] = [-1] * len(events)
