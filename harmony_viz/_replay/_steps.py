@@ -27,6 +27,8 @@ def tokens_fed(trace: Trace, step: int) -> int:
 
 def step_for_tokens(trace: Trace, fed: int) -> int:
     """The first step that has fed at least ``fed`` tokens (the same place under another chunking)."""
+    if trace.unit == "tokens":
+        return min(trace.step_fed(fed), trace.n_steps - 1)
     import numpy as np
 
     return min(int(np.searchsorted(_fed(trace), fed, side="left")), trace.n_steps - 1)

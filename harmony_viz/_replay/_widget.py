@@ -115,7 +115,7 @@ class ReplayWidget(anywidget.AnyWidget):
         return self._api.at(self.step)
 
     def _stream(self) -> Sequence[int]:
-        return self._tokens if self._tokens is not None else self._trace.tokens
+        return self._tokens if self._tokens is not None else self._trace.ids
 
     @property
     def trace(self) -> Trace:
@@ -189,7 +189,7 @@ class ReplayWidget(anywidget.AnyWidget):
         ``finish_live`` draws whatever is still pending.
         """
         if self._tokens is None:
-            self._tokens = self._trace.tokens.tolist()
+            self._tokens = list(self._trace.ids)
         self._tokens.extend(int(t) for t in token_ids)
         self._live_dirty = True
         now = time.perf_counter()

@@ -164,7 +164,7 @@ class TokenTable:
         enc = encoding()
         self.ids: list[int] = sorted(set(ids))
         if self.ids and not (type(self.ids[0]) is int and type(self.ids[-1]) is int and 0 <= self.ids[0] and self.ids[-1] < N_VOCAB):
-            raise TypeError("not token ids")  # _ids_of names the first bad one
+            raise TypeError("not token ids")  # read_tokens names the first bad one
         self.bytes = list(map(enc.decode_single_token_bytes, self.ids))
         self.text = list(map(bytes.decode, self.bytes, repeat("utf-8"), repeat("replace")))
         # Two tables by id, each read for every token in one C loop (itemgetter's): at 131k tokens a few ms each in all,
@@ -244,6 +244,9 @@ class TokenIds(Sequence[int]):
 
     def __len__(self) -> int:
         return len(self._vocab.inverse)
+
+    def __iter__(self) -> Iterator[int]:
+        return map(self._vocab.ids.__getitem__, self._vocab.inverse)
 
     @overload
     def __getitem__(self, k: int) -> int: ...
