@@ -123,25 +123,10 @@ class Deltas:
             columns.append(column)
         return columns[0], columns[1], columns[2], columns[3]
 
-    @property
-    def step(self) -> np.ndarray:
-        """Each delta's step."""
-        return self._columns[0]
-
-    @property
-    def message(self) -> np.ndarray:
-        """Each delta's message."""
-        return self._columns[1]
-
-    @property
-    def start(self) -> np.ndarray:
-        """Where each delta's span starts."""
-        return self._columns[2]
-
-    @property
-    def end(self) -> np.ndarray:
-        """Where each delta's span ends."""
-        return self._columns[3]
+    step = property(lambda self: self._columns[0], doc="Each delta's step (a numpy column).")
+    message = property(lambda self: self._columns[1], doc="Each delta's message (a numpy column).")
+    start = property(lambda self: self._columns[2], doc="Where each delta's span starts (a numpy column).")
+    end = property(lambda self: self._columns[3], doc="Where each delta's span ends (a numpy column).")
 
 
 class Rare(NamedTuple):
@@ -208,8 +193,9 @@ def read_tokens(tokens: Any, meet: Any) -> tuple[Sequence[int], TokenTable]:
     return ids, TokenTable(ids, meet)
 
 
-class EachToken(Sequence[int]):
-    """The step ends of a replay fed one token a step: 0, 1, ..., n, and n again for the end of the stream (made as read)."""
+class EachToken:
+    """The step ends of a replay fed one token a step: 0, 1, ..., n, and n again for the end of the stream (each made as
+    read: 131k ints would take 6 ms to make). Read by length and index, as the array of any other chunking's is."""
 
     __slots__ = ("n",)
 
@@ -219,15 +205,7 @@ class EachToken(Sequence[int]):
     def __len__(self) -> int:
         return self.n + 2
 
-    @overload
-    def __getitem__(self, k: int) -> int: ...
-
-    @overload
-    def __getitem__(self, k: slice) -> list[int]: ...
-
-    def __getitem__(self, k: int | slice) -> int | list[int]:
-        if isinstance(k, slice):
-            return [min(i, self.n) for i in range(*k.indices(self.n + 2))]
+    def __getitem__(self, k: int) -> int:
         i = k + self.n + 2 if k < 0 else k
         if not 0 <= i < self.n + 2:
             raise IndexError(f"step {k} is out of range: there are {self.n + 2}")
