@@ -1,4 +1,4 @@
-"""A trace's columns: the stream's tokens (distinct ids, each token's index and text) and its content deltas.
+"""A trace's columns: the stream's tokens (its distinct ids, each token as an index into them) and its content deltas.
 
 They are kept in the stdlib's arrays, not numpy's: a page is written without numpy, whose import
 costs a first call more than the page itself (its BLAS threads spin idle on another core for a
@@ -148,8 +148,8 @@ class TokenTable:
 
         enc = encoding()
         self.ids: list[int] = sorted(set(ids))
-        if self.ids and not (type(self.ids[0]) is int and type(self.ids[-1]) is int and 0 <= self.ids[0] and self.ids[-1] < N_VOCAB):
-            raise TypeError("not token ids")  # read_tokens names the first bad one
+        if self.ids and not (0 <= self.ids[0] and self.ids[-1] < N_VOCAB and all(type(t) is int for t in self.ids)):
+            raise TypeError("not token ids")  # read_tokens names the first bad one (or reads numpy's integers as ints)
         self.bytes = list(map(enc.decode_single_token_bytes, self.ids))
         self.text = list(map(bytes.decode, self.bytes, repeat("utf-8"), repeat("replace")))
         # Two tables by id, each read for every token in one C loop (itemgetter's): at 131k tokens a few ms each in all,
