@@ -293,7 +293,8 @@ def test_build_rejects_ids_outside_the_vocabulary() -> None:
 
 def test_build_reads_any_flat_sequence_of_ids_and_names_a_bad_one(xss_ids) -> None:
     want = Trace.build(xss_ids, "token").steps[-1]
-    for given in (tuple(xss_ids), np.array(xss_ids, dtype=np.int64), np.array(xss_ids, dtype=np.uint32), [np.int64(t) for t in xss_ids]):
+    mixed = [*xss_ids[:3], np.int64(xss_ids[3]), *xss_ids[4:]]  # a numpy integer among Python ints
+    for given in (tuple(xss_ids), np.array(xss_ids, dtype=np.int64), np.array(xss_ids, dtype=np.uint32), [np.int64(t) for t in xss_ids], mixed):
         assert Trace.build(given, "token").steps[-1] == want, type(given)
     with pytest.raises(ValueError, match=r"token 1 is 2\.5, not an integer id"):
         Trace.build([200006, 2.5, 1], "token")
