@@ -14,8 +14,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harmony_viz.scanner import Message, MessageEnd, MessageFold, MessageStart, Scanner, fold_messages, scan
-from harmony_viz.scanner._events import message_end, message_start
-from harmony_viz.scanner._message import message_of
 from harmony_viz.trace import Trace
 
 # <|start|> <|channel|> <|message|> <|end|> <|constrain|> <|call|> <|return|> <|endoftext|> and a few plain ids ('<', '|', …)
@@ -86,13 +84,30 @@ def test_a_traces_messages_are_the_folds_and_the_whole_scans(corpus_streams, dat
         assert trace.scanned_messages() == scan(ids, role=role).messages
 
 
-@pytest.mark.parametrize(("make", "cls"), [(message_of, Message), (lambda v: message_start(*v), MessageStart), (lambda v: message_end(*v), MessageEnd)])
-def test_a_record_made_fast_is_the_dataclasss_own(make, cls) -> None:
-    """Records and the scanner's start and end events are made through a writable twin class: each is what ``cls(*values)`` makes, frozen."""
-    values = [f"value {i}" for i in range(len(fields(cls)))]  # each field a value of its own: one written to another's slot shows
-    made = make(values)
-    assert type(made) is cls
-    assert made == cls(*values) and hash(made) == hash(cls(*values))
-    assert [getattr(made, f.name) for f in fields(cls)] == values
-    with pytest.raises(FrozenInstanceError):
-        made.start = "another"
+def test_records_made_fast_hold_each_field_in_its_place(enc) -> None:
+    """Records and the scanner's start and end events are written to a writable twin that takes their class: each field
+    sits where the dataclass puts it, equal and hashed as the dataclass's own record, and frozen."""
+    text = '<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>'
+    ids = enc.encode(text, allowed_special="all")
+    scanner = Scanner()
+    events = [*scanner.feed(ids), *scanner.flush()]
+    start = next(e for e in events if type(e) is MessageStart)
+    end = next(e for e in events if type(e) is MessageEnd)
+    message = scan(ids).messages[0]
+    header_end = ids.index(200008) + 1  # <|message|>
+    # every field a value of its own where it can be: one written to another's slot shows
+    assert [getattr(start, f.name) for f in fields(MessageStart)] == [
+        0, "assistant", None, "functions.get_weather", "commentary", "json", "tool_call", 0, header_end]
+    assert [getattr(end, f.name) for f in fields(MessageEnd)] == [0, "<|call|>", len(ids) - 1, len(ids)]
+    assert [getattr(message, f.name) for f in fields(Message)] == [
+        0, "assistant", None, "functions.get_weather", "commentary", "json", '{"city": "Paris"}', "tool_call", "<|call|>", 0, len(ids),
+        header_end, len(ids) - 1, ((header_end, len(ids) - 1),), (0,), "tokens", "call_0", "get_weather", '{"city": "Paris"}',
+        {"city": "Paris"}, None, None, None]
+    for made in (start, end, message):
+        cls = type(made)
+        values = [getattr(made, f.name) for f in fields(cls)]
+        assert made == cls(*values)
+        if cls is not Message:  # a Message holds its parsed arguments, a dict: it has no hash
+            assert hash(made) == hash(cls(*values))
+        with pytest.raises(FrozenInstanceError):
+            made.start = 1  # type: ignore[misc]
