@@ -83,8 +83,12 @@ token a step; numpy is imported only when a caller asks for a numpy view (Trace.
 step_ends, the delta columns) or for log-probs. With the lints, the API view and the message
 records made faster alongside (records written to a writable twin that takes Message's class):
 warm 5.14x, 5.21x -> 4.91x, 4.64x, 4.90x; cold 12.7x-15.0x -> 9.47x, 9.34x, 9.54x; 219 -> 170 B/token.
-The margins are thin: the encode reference itself moves 0.028-0.033 s between runs, and 5-round
-runs during the work read 4.83x to 5.16x warm.
+The margins are thin. The encode reference itself moves 0.028-0.036 s between runs; five more runs of
+the final commit, while the machine ran slower (the vocabulary took 0.37-0.48 s to load, not 0.33),
+read warm 4.88x-4.96x and cold 9.17x, 9.57x, 9.98x, 10.41x and 11.28x. A first call is now imports
+(anywidget and ipywidgets 0.057 s, the package 0.032 s, and the lints' json-repair, jsonschema-rs
+and tool-declaration reader 0.02 s), first use (the scanner's entries for 4.3k ids, 0.02 s) and the
+page; what is left to take is the page itself, or the frozen dataclasses' 1 ms each at import.
 """
 
 from __future__ import annotations
