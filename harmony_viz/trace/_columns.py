@@ -171,6 +171,12 @@ class TokenTable:
     def per_token(self) -> list[bytes]:
         return list(map(self.bytes.__getitem__, self.inverse))
 
+    def text_of(self, start: int, end: int) -> str:
+        """The text of tokens ``start:end``: one token's own text, or their bytes joined and decoded."""
+        if end - start == 1:
+            return self.text[self.inverse[start]]
+        return b"".join(map(self.bytes.__getitem__, self.inverse[start:end])).decode("utf-8", errors="replace")
+
 
 def read_tokens(tokens: Any, meet: Any) -> tuple[Sequence[int], TokenTable]:
     """``(ids, their TokenTable)``: ``tokens`` read (a list or tuple of ints as it is: ids as Python ints are 36 bytes

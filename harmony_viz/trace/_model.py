@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from harmony_viz.trace._findings import Placed
 
 
-
 @dataclass(frozen=True, slots=True)
 class Step:
     """One step of a replay: what was fed, the events it produced, and the state after it.
@@ -244,14 +243,7 @@ class Trace:
         text: str | None = None
         step_ends = array("i", [0])
         if by_token:
-            vb, vt, inverse = vocab.bytes, vocab.text, vocab.inverse
-
-            def unit_text(a: int, b: int) -> str:
-                if b - a == 1:
-                    return vt[inverse[a]]
-                return b"".join([vb[i] for i in inverse[a:b]]).decode("utf-8", errors="replace")
-
-            rec = _Recorder(scanner, unit_text)
+            rec = _Recorder(scanner, vocab.text_of)
             ends = token_chunks(len(ids), chunking)
             rec.feed_tokens(ids, ends, vocab.slow)
             vocab.slow = b""  # read by the feed only
@@ -360,7 +352,7 @@ class Trace:
         """The text of input span ``start:end`` (tokens decoded, or characters of :attr:`text`)."""
         if self.text is not None:
             return self.text[start:end]
-        return b"".join(map(self._vocab.bytes.__getitem__, self._vocab.inverse[start:end])).decode("utf-8", errors="replace")
+        return self._vocab.text_of(start, end)
 
     # ---------------------------------------------------------------- steps, rebuilt on demand
 
@@ -377,7 +369,7 @@ class Trace:
         if self.text is not None:
             chunk: str | tuple[int, ...] = "" if flush or k == 0 else self.text[start:end]
         else:
-            chunk = () if flush or k == 0 else tuple(map(self._vocab.ids.__getitem__, self._vocab.inverse[start:end]))
+            chunk = () if flush or k == 0 else tuple(self.ids[start:end])
         return Step(k, start, end, chunk, tuple(self._events_between(k, k)), self._snapshot(k), flush=flush)
 
     def _snapshot(self, k: int) -> Snapshot:
@@ -388,7 +380,11 @@ class Trace:
         """Each step's snapshot ``position``, or None when it is always what was fed (the step's end)."""
         if not self._positions:
             return None
-        out = array("i", self._ends) if isinstance(self._ends, array) else array("i", self.step_ends.tobytes())
+        if isinstance(self._ends, array):
+            out = array("i", self._ends)
+        else:
+            out = array("i", range(self._ends.n + 1))
+            out.append(self._ends.n)
         for k, pos in self._positions.items():
             out[k] = pos
         return out
@@ -507,7 +503,7 @@ class Trace:
             return []
         cuts = set(self._rare_after)  # an event between two deltas parts them
         last_step = self.n_steps - 1  # the flush: what it releases (held-back text) is a piece of its own, as in the one feed
-        vt, inverse, texts, kinds, kind_of = self._vocab.text, self._vocab.inverse, d.texts, d.kinds, self._kind_of
+        text_of, texts, kinds, kind_of = self._vocab.text_of, d.texts, d.kinds, self._kind_of
         runs, run_texts = d.runs, d.run_texts
         r = 0  # the run next
         out: list[tuple[int, ContentDelta]] = []
@@ -524,11 +520,9 @@ class Trace:
             if r < len(runs) and runs[r][0] == i:  # a run: its text, decoded at build
                 parts.append(run_texts[r])
                 r += 1
-            elif end - start == 1 and i not in texts:  # a token's delta as it is
-                parts.append(vt[inverse[start]])
-            else:  # rebuilt or held back: its own text, not its tokens'
+            else:  # a delta fed alone: its tokens' text, unless rebuilt or held back (its own then)
                 text = texts.get(i)
-                parts.append(self.unit_text(start, end) if text is None else text)
+                parts.append(text_of(start, end) if text is None else text)
             b = end
         out.append((first, _new_named(ContentDelta, (m, kinds.get(first) or kind_of.get(m, "other"), "".join(parts), a, b))))
         return out

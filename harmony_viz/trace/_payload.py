@@ -82,7 +82,8 @@ class _Columns:
                     continue
                 self._append(name, _little(column), dt, len(column), delta)
                 return
-        self.add_ints(name, values, (min(values), max(values)) if len(values) else (0, 0), delta=delta, dtype=dtype)
+            dtype = _smallest(min(values), max(values))  # none holds them: says which values do not fit
+        self._append(name, _little(array(_CODES[dtype], values)), dtype, len(values), delta)
 
     def add_ints(self, name: str, values: Iterable[int], bounds: tuple[int, int], *, delta: bool, dtype: str | None = None) -> None:
         """A column of integers as they are (already delta-coded when ``delta``), whose least and greatest are ``bounds``."""
